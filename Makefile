@@ -1,0 +1,91 @@
+# ssfuzz - differential tester and fuzzer for in-place slice_scatter kernels.
+# `make` builds build/ssfuzz; `make fuzz` runs the default campaign; `make test`
+# runs every test (normal and ASan+UBSan builds). Dependencies are installed by
+# scripts/deps.sh, which every build runs first (it is quick when nothing is missing).
+
+BUILD     ?= build
+CC        ?= cc
+CFLAGS    ?= -O2 -g
+SS_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wvla -MMD -MP -Iharness -Ireference -Ikernels
+LDLIBS    := -lcjson -lm
+
+# CUDA: nvcc from PATH or /usr/local/cuda. Without it (or with SS_NO_CUDA=1)
+# the cuda:* targets are built as stubs that report why they are unavailable.
+NVCC      ?= $(shell command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc; })
+CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
+NVCCFLAGS ?= -O3 -std=c++17 -Xcompiler -Wall,-Wextra --expt-relaxed-constexpr
+# Architectures: the device present when nvidia-smi can tell, else a portable set.
+CUDA_ARCH ?= $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d . | sed 's/^\(..*\)$$/-arch=sm_\1/')
+ifeq ($(CUDA_ARCH),)
+CUDA_ARCH := -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
+endif
+
+ifeq ($(SS_NO_CUDA),1)
+NVCC :=
+endif
+
+LIB_SRC   := $(sort $(filter-out harness/main.c,$(wildcard harness/*.c)) $(wildcard reference/*.c) $(wildcard kernels/*.c))
+CU_SRC    := $(sort $(wildcard kernels/*.cu))
+ifneq ($(NVCC),)
+LIB_SRC   := $(filter-out kernels/cuda_stub.c,$(LIB_SRC))
+CU_OBJ    := $(CU_SRC:%.cu=$(BUILD)/%.o)
+LDLIBS    += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lpthread -lrt -lstdc++
+else
+CU_OBJ    :=
+endif
+LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o)
+TEST_SRC  := $(sort $(wildcard tests/test_*.c))
+TEST_BIN  := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+DEPS_OK   := build/.deps-ok
+
+.PHONY: all deps test test-unit fuzz regress libfuzzer bench bench-mutants clean nvcc-note
+all: $(BUILD)/ssfuzz
+
+deps: $(DEPS_OK)
+$(DEPS_OK): scripts/deps.sh
+	@bash scripts/deps.sh
+	@mkdir -p $(dir $@) && touch $@
+
+nvcc-note:
+ifeq ($(NVCC),)
+	@echo "note: nvcc not found (PATH, /usr/local/cuda) or SS_NO_CUDA=1: cuda:* targets built as unavailable stubs"
+endif
+
+$(BUILD)/%.o: %.c | $(DEPS_OK)
+	@mkdir -p $(dir $@)
+	$(CC) $(SS_CFLAGS) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/%.o: %.cu | $(DEPS_OK)
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) $(CUDA_ARCH) -Iharness -Ikernels -c $< -o $@
+
+$(BUILD)/libssfuzz.a: $(LIB_OBJ) $(CU_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/ssfuzz: $(BUILD)/harness/main.o $(BUILD)/libssfuzz.a | nvcc-note
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/%: tests/%.c $(BUILD)/libssfuzz.a
+	@mkdir -p $(dir $@)
+	$(CC) $(SS_CFLAGS) $(CFLAGS) -Itests -o $@ $< $(BUILD)/libssfuzz.a $(LDLIBS) -lcmocka
+
+test-unit: $(BUILD)/ssfuzz $(TEST_BIN)
+
+# The README's test command: unit tests (normal and sanitized), corpus replay,
+# hostile inputs, the PyTorch cross-check; ends with "N passed, N failed".
+test: $(DEPS_OK)
+	@bash scripts/run-tests.sh
+
+fuzz: $(BUILD)/ssfuzz
+	$(BUILD)/ssfuzz fuzz $(FUZZ_ARGS)
+
+regress: $(BUILD)/ssfuzz
+	$(BUILD)/ssfuzz regress corpus/ $(REGRESS_ARGS)
+
+clean:
+	rm -rf build build-asan
+
+-include $(LIB_OBJ:.o=.d) $(BUILD)/harness/main.d
+-include fuzz/fuzz.mk
+-include bench/bench.mk

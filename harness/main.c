@@ -1,0 +1,50 @@
+/* main.c - the ssfuzz command line: dispatches to one subcommand per file. */
+#include <stdio.h>
+#include <string.h>
+#include "ss_cli.h"
+
+/* Weak so that a subcommand still under construction leaves the CLI linkable;
+ * a missing one is reported as unknown, never silently skipped. */
+#pragma weak ss_cmd_fuzz
+#pragma weak ss_cmd_minimize
+#pragma weak ss_cmd_regress
+#pragma weak ss_cmd_explain
+#pragma weak ss_cmd_export
+
+typedef struct {
+    const char *name;
+    int (*fn)(int, char **);
+    const char *help;
+} command;
+
+static const command commands[] = {
+    {"fuzz", ss_cmd_fuzz, "run a fuzz campaign (default: 60 s on the default targets)"},
+    {"replay", ss_cmd_replay, "replay cases (files or directories) on the reference and targets"},
+    {"minimize", ss_cmd_minimize, "shrink a failing case to a 1-minimal reproducer"},
+    {"regress", ss_cmd_regress, "check every case's expectations (JUnit, SARIF output)"},
+    {"explain", ss_cmd_explain, "show a case's plan, overlap class and memory map"},
+    {"export", ss_cmd_export, "print a standalone PyTorch script for a case (--torch)"},
+    {"targets", ss_cmd_targets, "list targets and whether each can run here"},
+};
+
+static void usage(FILE *f) {
+    fprintf(f, "usage: ssfuzz COMMAND [ARGS...]   (ssfuzz COMMAND --help for its options)\n\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (commands[i].fn) fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].help);
+    fprintf(f, "\nexit codes: 0 agree/nothing found, 1 mismatch/finding, 2 invalid case or usage,\n"
+               "            3 requested target unavailable or failed\n");
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) { usage(stderr); return SS_EXIT_USAGE; }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return SS_EXIT_OK;
+    }
+    if (!strcmp(argv[1], "--version")) { printf("ssfuzz %s\n", SS_VERSION); return SS_EXIT_OK; }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (commands[i].fn && !strcmp(argv[1], commands[i].name))
+            return commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "ssfuzz: unknown command '%s' (ssfuzz --help lists them)\n", argv[1]);
+    return SS_EXIT_USAGE;
+}

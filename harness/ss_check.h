@@ -1,0 +1,48 @@
+/* ss_check.h - one differential check: reference vs a target on one case. */
+#ifndef SS_CHECK_H
+#define SS_CHECK_H
+
+#include "ss_case.h"
+#include "ss_compare.h"
+#include "ss_target.h"
+
+typedef enum ss_verdict {
+    SS_AGREE = 0,             /* same final storages, or both rejected */
+    SS_MISMATCH,              /* storages differ */
+    SS_GUARD_WRITE,           /* the target wrote outside its storages */
+    SS_REJECTED_BY_TARGET,    /* target refused a case the reference ran */
+    SS_ACCEPTED_INVALID,      /* target ran a case the reference rejects */
+    SS_TARGET_UNAVAILABLE,
+    SS_TARGET_FAILED,         /* internal failure: crash, CUDA error */
+    SS_TARGET_TIMEOUT
+} ss_verdict;
+
+/* Short stable name, used as the finding's signature kind:
+ * "agree", "mismatch", "guard-band write", "rejected-by-target-only",
+ * "accepted-invalid", "unavailable", "crash", "timeout". */
+const char *ss_verdict_name(ss_verdict v);
+
+/* Reusable buffers, so a campaign does not allocate per case. */
+typedef struct ss_check_ctx {
+    ss_storage ref_in, ref_src, tgt_in, tgt_src, init_in, init_src;
+} ss_check_ctx;
+
+void ss_check_ctx_init(ss_check_ctx *ctx);
+void ss_check_ctx_free(ss_check_ctx *ctx);
+
+typedef struct ss_check_result {
+    ss_verdict verdict;
+    ss_run_status ref_status;
+    ss_diff diff;             /* valid for SS_MISMATCH / SS_GUARD_WRITE */
+    char why[256];            /* target's reason (rejection, failure) */
+} ss_check_result;
+
+/* Fill storages from the case, run the reference once, then the target, and
+ * compare. The reference result stays in ctx->ref_* for the caller. */
+int ss_check_prepare(ss_check_ctx *ctx, const ss_case *c, const ss_plan *plan,
+                     ss_run_status *ref_status, char *why, size_t why_len);
+/* Run one target against the prepared reference (restores initial storages). */
+void ss_check_target(ss_check_ctx *ctx, const ss_plan *plan, ss_run_status ref_status,
+                     const ss_target *t, const ss_run_opts *opts, ss_check_result *res);
+
+#endif

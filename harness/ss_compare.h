@@ -1,0 +1,28 @@
+/* ss_compare.h - bitwise comparison of final storages, with a first-difference report. */
+#ifndef SS_COMPARE_H
+#define SS_COMPARE_H
+
+#include "ss_plan.h"
+
+enum { SS_STORAGE_INPUT = 0, SS_STORAGE_SRC = 1 };
+
+typedef struct ss_diff {
+    int64_t count;            /* differing elements over all storages (guards excluded) */
+    int guard_corrupt;        /* 1: a guard band of the actual storages changed */
+    int storage;              /* SS_STORAGE_INPUT / SS_STORAGE_SRC of the first difference */
+    int64_t index;            /* storage element index of the first difference */
+    int in_input_view;        /* 1: logical[] holds that element's index in the input view */
+    int64_t logical[SS_MAX_NDIM];
+    uint8_t expected[16], actual[16];
+    size_t elem_size;
+} ss_diff;
+
+/* Compare expected vs actual storages element by element (memcmp semantics).
+ * Returns 1 when they differ (or a guard changed), 0 when identical. */
+int ss_compare(const ss_plan *plan, const ss_storage *exp_in, const ss_storage *exp_src,
+               const ss_storage *act_in, const ss_storage *act_src, ss_diff *diff);
+
+/* One line: "input[5] (logical [1, 1]): expected 0x..., got 0x...; 3 elements differ". */
+void ss_diff_format(const ss_plan *plan, const ss_diff *diff, char *out, size_t n);
+
+#endif

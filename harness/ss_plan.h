@@ -1,0 +1,112 @@
+/* ss_plan.h - the operation, its normalized plan, and storages: the one header
+ * that reference/ and kernels/ depend on. Plain C11; no CUDA and no cJSON types.
+ *
+ * Ownership: every struct here is a value type; ss_storage.base is owned by
+ * whoever allocated it (see ss_storage.h in the harness). */
+#ifndef SS_PLAN_H
+#define SS_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Limits. Overridable at build time; the README documents them. */
+#ifndef SS_MAX_NDIM
+#define SS_MAX_NDIM 16
+#endif
+/* Largest numel of one storage (and of one view). 2^40 keeps every byte offset
+ * (numel * 16-byte elements) far below 2^63, so offset math cannot overflow
+ * once a plan has been validated. */
+#ifndef SS_MAX_NUMEL
+#define SS_MAX_NUMEL ((int64_t)1 << 40)
+#endif
+/* Largest absolute integer a case file may hold (exactly representable in a
+ * JSON double). */
+#define SS_MAX_JSON_INT ((int64_t)1 << 53)
+
+/* A strided view into a storage, in elements (PyTorch's as_strided). */
+typedef struct ss_view {
+    int64_t offset;
+    int ndim;
+    int64_t sizes[SS_MAX_NDIM];
+    int64_t strides[SS_MAX_NDIM];
+} ss_view;
+
+/* The raw operation exactly as the case states it: what a kernel receives.
+ * Kernels compute their own slice from dim/start/end/step, independently of
+ * the reference's normalization. */
+typedef struct ss_op {
+    size_t elem_size;            /* 1, 2, 4, 8 or 16 */
+    int64_t input_storage_numel;
+    int src_aliased;             /* 1: src views the input storage */
+    int64_t src_storage_numel;   /* equals input_storage_numel when aliased */
+    ss_view input;
+    ss_view src;
+    int64_t dim;                 /* may be negative */
+    int has_start, has_end;      /* 0 means None */
+    int64_t start, end, step;
+} ss_op;
+
+/* How src's storage elements relate to input's (classification for triage). */
+typedef enum ss_overlap {
+    SS_OVL_SEPARATE = 0,     /* src in its own storage */
+    SS_OVL_DISJOINT,         /* same storage, no shared element with input view */
+    SS_OVL_SAME_VIEW,        /* src is exactly the written slice */
+    SS_OVL_PARTIAL,          /* src shares elements with the written slice */
+    SS_OVL_OUTSIDE_SLICE     /* src shares elements with input, none with the slice */
+} ss_overlap;
+
+/* The validated, normalized form every engine may consume. */
+typedef struct ss_plan {
+    ss_op op;
+    int dim;                 /* wrapped into [0, ndim) */
+    int64_t start, end;      /* clamped to [0, size]; end >= start */
+    int64_t step;
+    int64_t slice_len;       /* ceil((end - start) / step) */
+    ss_view slice;           /* the written slice, as a view of input's storage */
+    int64_t input_numel;     /* logical elements of the input view */
+    int64_t slice_numel;
+    int internal_overlap;    /* input view maps two indices to one element */
+    ss_overlap overlap;
+} ss_plan;
+
+/* A storage buffer with guard bands: data = base + guard, `bytes` long,
+ * surrounded by `guard` bytes of SS_GUARD_BYTE on each side. */
+typedef struct ss_storage {
+    uint8_t *base;
+    size_t guard;
+    size_t bytes;
+} ss_storage;
+#define SS_GUARD_BYTE 0xA5
+static inline uint8_t *ss_storage_data(const ss_storage *s) { return s->base + s->guard; }
+
+/* What running an engine on a case did. */
+typedef enum ss_run_status {
+    SS_RUN_OK = 0,          /* storages hold the result */
+    SS_RUN_REJECTED,        /* refused the case (e.g. internal overlap); reason given */
+    SS_RUN_UNAVAILABLE,     /* cannot run here (no GPU, not built); reason given */
+    SS_RUN_FAILED           /* internal failure (CUDA error, allocation); reason given */
+} ss_run_status;
+
+/* Emulator schedules: the orders in which a launch's per-element work runs. */
+typedef enum ss_schedule {
+    SS_SCHED_FORWARD = 0,
+    SS_SCHED_REVERSE,
+    SS_SCHED_LOCKSTEP,
+    SS_SCHED_WARP,
+    SS_SCHED_RANDOM,
+    SS_SCHED_COUNT
+} ss_schedule;
+
+typedef struct ss_run_opts {
+    ss_schedule schedule;
+    uint64_t seed;           /* for SS_SCHED_RANDOM */
+} ss_run_opts;
+
+/* Numel of a view (product of sizes); the caller guarantees it was validated. */
+static inline int64_t ss_view_numel(const ss_view *v) {
+    int64_t n = 1;
+    for (int d = 0; d < v->ndim; d++) n *= v->sizes[d];
+    return n;
+}
+
+#endif
