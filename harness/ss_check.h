@@ -23,8 +23,12 @@ typedef enum ss_verdict {
 const char *ss_verdict_name(ss_verdict v);
 
 /* Reusable buffers, so a campaign does not allocate per case. */
+/* Default byte budget for one case's storages (input + src data bytes). */
+#define SS_DEFAULT_MAX_BYTES ((size_t)1 << 30)
+
 typedef struct ss_check_ctx {
     ss_storage ref_in, ref_src, tgt_in, tgt_src, init_in, init_src;
+    size_t max_bytes;         /* cases above it are refused by prepare; 0 = default */
 } ss_check_ctx;
 
 void ss_check_ctx_init(ss_check_ctx *ctx);
@@ -37,11 +41,13 @@ typedef struct ss_check_result {
     char why[256];            /* target's reason (rejection, failure) */
 } ss_check_result;
 
-/* Fill storages from the case, run the reference once, then the target, and
- * compare. The reference result stays in ctx->ref_* for the caller. */
+/* Fill storages from the case and run the reference once; its result stays in
+ * ctx->ref_*, the initial contents in ctx->init_*. Returns 0, or -1 with `why`
+ * set when the case exceeds the byte budget or memory runs out. */
 int ss_check_prepare(ss_check_ctx *ctx, const ss_case *c, const ss_plan *plan,
                      ss_run_status *ref_status, char *why, size_t why_len);
-/* Run one target against the prepared reference (restores initial storages). */
+/* Run one target on a fresh copy of the initial storages (left in ctx->tgt_*)
+ * and judge it against the prepared reference. */
 void ss_check_target(ss_check_ctx *ctx, const ss_plan *plan, ss_run_status ref_status,
                      const ss_target *t, const ss_run_opts *opts, ss_check_result *res);
 
