@@ -23,12 +23,9 @@ typedef enum ss_verdict {
 const char *ss_verdict_name(ss_verdict v);
 
 /* Reusable buffers, so a campaign does not allocate per case. */
-/* Default byte budget for one case's storages (input + src data bytes). */
-#define SS_DEFAULT_MAX_BYTES ((size_t)1 << 30)
-
 typedef struct ss_check_ctx {
     ss_storage ref_in, ref_src, tgt_in, tgt_src, init_in, init_src;
-    size_t max_bytes;         /* cases above it are refused by prepare; 0 = default */
+    size_t max_bytes;         /* byte budget (see ss_plan_build_limited); 0 = default */
 } ss_check_ctx;
 
 void ss_check_ctx_init(ss_check_ctx *ctx);

@@ -19,6 +19,11 @@
 #ifndef SS_MAX_NUMEL
 #define SS_MAX_NUMEL ((int64_t)1 << 40)
 #endif
+/* Default byte budget for one case's storages (input + src data bytes);
+ * CLIs raise or lower it with --max-bytes. */
+#ifndef SS_DEFAULT_MAX_BYTES
+#define SS_DEFAULT_MAX_BYTES ((size_t)1 << 30)
+#endif
 /* Largest absolute integer a case file may hold (exactly representable in a
  * JSON double). */
 #define SS_MAX_JSON_INT ((int64_t)1 << 53)

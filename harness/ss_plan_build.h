@@ -11,6 +11,9 @@
  * All arithmetic is overflow-checked; views must lie inside their storage and
  * stay within SS_MAX_NUMEL. */
 int ss_plan_build(const ss_op *op, ss_plan *plan, ss_error *err);
+/* Same, with the storages' data bytes (input + separate src) capped at
+ * max_bytes instead of SS_DEFAULT_MAX_BYTES; 0 means the default. */
+int ss_plan_build_limited(const ss_op *op, size_t max_bytes, ss_plan *plan, ss_error *err);
 
 /* Exact test: does the view map two distinct logical indices to one storage
  * element? (stride 0 on a dim of size > 1, or strides that interleave, e.g.

@@ -1,0 +1,262 @@
+/* ss_plan_build.c - validation (PyTorch's rules) and normalization of an op into a plan. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ss_plan_build.h"
+
+/* Checked int64 arithmetic: every size computation here sees hostile input. */
+static int add_ok(int64_t a, int64_t b, int64_t *r) { return !__builtin_add_overflow(a, b, r); }
+static int mul_ok(int64_t a, int64_t b, int64_t *r) { return !__builtin_mul_overflow(a, b, r); }
+
+const char *ss_overlap_name(ss_overlap o) {
+    switch (o) {
+    case SS_OVL_SEPARATE: return "separate";
+    case SS_OVL_DISJOINT: return "disjoint";
+    case SS_OVL_SAME_VIEW: return "same-view";
+    case SS_OVL_PARTIAL: return "partial";
+    case SS_OVL_OUTSIDE_SLICE: return "outside-slice";
+    }
+    return "?";
+}
+
+int64_t ss_view_offset_of(const ss_view *v, const int64_t *idx) {
+    int64_t off = v->offset;
+    for (int d = 0; d < v->ndim; d++) off += idx[d] * v->strides[d];
+    return off;
+}
+
+/* Checks one view against its storage; on success *numel and *last hold its
+ * element count and the largest storage index it touches (-1 when empty). */
+static int check_view(const ss_view *v, int64_t storage_numel, const char *name,
+                      int64_t *numel, int64_t *last, ss_error *err) {
+    char field[64];
+    if (v->ndim < 0 || v->ndim > SS_MAX_NDIM)
+        return ss_fail(err, name, "rank %d outside [0, %d]", v->ndim, SS_MAX_NDIM);
+    snprintf(field, sizeof field, "%s.offset", name);
+    if (v->offset < 0) return ss_fail(err, field, "must be >= 0 (got %lld)", (long long)v->offset);
+    int64_t n = 1, span = 0;
+    int overflow = 0;
+    for (int d = 0; d < v->ndim; d++) {
+        snprintf(field, sizeof field, "%s.sizes[%d]", name, d);
+        if (v->sizes[d] < 0) return ss_fail(err, field, "must be >= 0 (got %lld)", (long long)v->sizes[d]);
+        snprintf(field, sizeof field, "%s.strides[%d]", name, d);
+        if (v->strides[d] < 0) return ss_fail(err, field, "must be >= 0 (got %lld)", (long long)v->strides[d]);
+        if (!mul_ok(n, v->sizes[d], &n)) overflow = 1;
+    }
+    snprintf(field, sizeof field, "%s.sizes", name);
+    if (overflow || n > SS_MAX_NUMEL)
+        return ss_fail(err, field, "numel exceeds the limit %lld", (long long)SS_MAX_NUMEL);
+    *numel = n;
+    if (n == 0) {   /* an empty view touches no element (PyTorch: any offset fits) */
+        *last = -1;
+        return 0;
+    }
+    for (int d = 0; d < v->ndim; d++) {
+        int64_t extent;
+        if (!mul_ok(v->sizes[d] - 1, v->strides[d], &extent) || !add_ok(span, extent, &span))
+            return ss_fail(err, field, "view extends past the storage (offset arithmetic overflows)");
+    }
+    int64_t end;
+    if (!add_ok(v->offset, span, &end) || end >= storage_numel) {
+        snprintf(field, sizeof field, "%s", name);
+        return ss_fail(err, field, "view reaches element %s but the storage has %lld elements",
+                       end >= 0 ? "past its end" : "beyond 2^63", (long long)storage_numel);
+    }
+    *last = end;
+    return 0;
+}
+
+int ss_normalize_slice(int64_t ndim, int64_t dim, int has_start, int64_t start,
+                       int has_end, int64_t end, int64_t step, const int64_t *sizes,
+                       int *dim_out, int64_t *start_out, int64_t *end_out,
+                       int64_t *len_out, ss_error *err) {
+    if (ndim < 1) return ss_fail(err, "input.sizes", "slice_scatter needs a tensor of rank >= 1");
+    if (dim < -ndim || dim >= ndim)
+        return ss_fail(err, "dim", "must be in [%lld, %lld] (got %lld)", (long long)-ndim,
+                       (long long)(ndim - 1), (long long)dim);
+    if (dim < 0) dim += ndim;      /* wraps once, as PyTorch's maybe_wrap_dim */
+    if (step < 1) return ss_fail(err, "step", "must be >= 1 (got %lld)", (long long)step);
+    const int64_t size = sizes[dim];
+    int64_t s = has_start ? start : 0;
+    int64_t e = has_end ? end : INT64_MAX;
+    /* PyTorch's slice(): negatives add size once, then clamp to [0, size]. */
+    if (s < 0) s = s < -size ? 0 : s + size;
+    if (e < 0) e = e < -size ? 0 : e + size;
+    if (s > size) s = size;
+    if (e > size) e = size;
+    if (e < s) e = s;
+    *dim_out = (int)dim;
+    *start_out = s;
+    *end_out = e;
+    /* (e - s) <= size <= 2^40, so the division cannot overflow. */
+    *len_out = (e - s + step - 1) / step;
+    return 0;
+}
+
+/* Exact internal-overlap test. Fast path: strides sorted ascending that each
+ * clear the extent of the smaller dims cannot collide. Otherwise, a view with
+ * more elements than its span collides (pigeonhole); else mark a bitmap. */
+int ss_view_has_internal_overlap(const ss_view *v) {
+    int64_t numel = ss_view_numel(v);
+    if (numel <= 1) return 0;
+    int64_t sz[SS_MAX_NDIM], st[SS_MAX_NDIM];
+    int n = 0;
+    for (int d = 0; d < v->ndim; d++) {
+        if (v->sizes[d] == 1) continue;
+        if (v->strides[d] == 0) return 1;
+        /* insertion sort by stride */
+        int i = n++;
+        while (i > 0 && st[i - 1] > v->strides[d]) { st[i] = st[i - 1]; sz[i] = sz[i - 1]; i--; }
+        st[i] = v->strides[d];
+        sz[i] = v->sizes[d];
+    }
+    int64_t extent = 0;   /* largest offset reachable with the smaller dims */
+    int nested = 1;
+    for (int i = 0; i < n; i++) {
+        if (st[i] <= extent) { nested = 0; break; }
+        extent += (sz[i] - 1) * st[i];   /* bounded by the validated view */
+    }
+    if (nested) return 0;
+    int64_t span = 0;
+    for (int i = 0; i < n; i++) span += (sz[i] - 1) * st[i];
+    if (numel > span + 1) return 1;
+    uint8_t *seen = calloc((size_t)(span / 8 + 1), 1);
+    if (!seen) return 1;   /* conservative: cannot prove it safe */
+    int64_t idx[SS_MAX_NDIM] = {0};
+    int64_t off = 0;
+    int overlap = 0;
+    for (int64_t k = 0; k < numel && !overlap; k++) {
+        if (seen[off >> 3] & (1u << (off & 7))) overlap = 1;
+        seen[off >> 3] |= (uint8_t)(1u << (off & 7));
+        for (int i = 0; i < n; i++) {   /* odometer over the non-trivial dims */
+            if (++idx[i] < sz[i]) { off += st[i]; break; }
+            off -= (sz[i] - 1) * st[i];
+            idx[i] = 0;
+        }
+    }
+    free(seen);
+    return overlap;
+}
+
+/* Marks (mode 0) or tests (mode 1) the elements of v in a bitmap whose bit 0 is
+ * storage element `base`. Returns 1 in test mode when any element is marked. */
+static int walk_bitmap(const ss_view *v, uint8_t *bits, int64_t base, int mode) {
+    int64_t numel = ss_view_numel(v);
+    int64_t idx[SS_MAX_NDIM] = {0};
+    int64_t off = v->offset - base;
+    for (int64_t k = 0; k < numel; k++) {
+        if (mode == 0) bits[off >> 3] |= (uint8_t)(1u << (off & 7));
+        else if (bits[off >> 3] & (1u << (off & 7))) return 1;
+        for (int d = v->ndim - 1; d >= 0; d--) {
+            if (++idx[d] < v->sizes[d]) { off += v->strides[d]; break; }
+            off -= (v->sizes[d] - 1) * v->strides[d];
+            idx[d] = 0;
+        }
+    }
+    return 0;
+}
+
+static int same_view(const ss_view *a, const ss_view *b) {
+    if (a->ndim != b->ndim || a->offset != b->offset) return 0;
+    for (int d = 0; d < a->ndim; d++)
+        if (a->sizes[d] != b->sizes[d] || (a->sizes[d] > 1 && a->strides[d] != b->strides[d]))
+            return 0;
+    return 1;
+}
+
+/* Do the element sets of a and b (both non-empty, within [lo, hi]) intersect? */
+static int views_intersect(const ss_view *a, const ss_view *b, int64_t lo, int64_t hi) {
+    uint8_t *bits = calloc((size_t)((hi - lo) / 8 + 1), 1);
+    if (!bits) return 1;   /* conservative */
+    walk_bitmap(a, bits, lo, 0);
+    int hit = walk_bitmap(b, bits, lo, 1);
+    free(bits);
+    return hit;
+}
+
+static void view_range(const ss_view *v, int64_t *lo, int64_t *hi) {
+    *lo = v->offset;
+    *hi = v->offset;
+    for (int d = 0; d < v->ndim; d++) *hi += (v->sizes[d] - 1) * v->strides[d];
+}
+
+static ss_overlap classify(const ss_plan *p) {
+    if (!p->op.src_aliased) return SS_OVL_SEPARATE;
+    if (p->slice_numel == 0) return SS_OVL_DISJOINT;
+    if (same_view(&p->slice, &p->op.src)) return SS_OVL_SAME_VIEW;
+    int64_t slo, shi, rlo, rhi, ilo, ihi;
+    view_range(&p->slice, &slo, &shi);
+    view_range(&p->op.src, &rlo, &rhi);
+    view_range(&p->op.input, &ilo, &ihi);
+    int64_t lo = rlo < ilo ? rlo : ilo, hi = rhi > ihi ? rhi : ihi;
+    if (rlo <= shi && slo <= rhi && views_intersect(&p->slice, &p->op.src, lo, hi))
+        return SS_OVL_PARTIAL;
+    if (rlo <= ihi && ilo <= rhi && views_intersect(&p->op.input, &p->op.src, lo, hi))
+        return SS_OVL_OUTSIDE_SLICE;
+    return SS_OVL_DISJOINT;
+}
+
+int ss_plan_build(const ss_op *op, ss_plan *plan, ss_error *err) {
+    return ss_plan_build_limited(op, 0, plan, err);
+}
+
+int ss_plan_build_limited(const ss_op *op, size_t max_bytes, ss_plan *plan, ss_error *err) {
+    if (max_bytes == 0) max_bytes = SS_DEFAULT_MAX_BYTES;
+    memset(plan, 0, sizeof *plan);
+    plan->op = *op;
+    const size_t es = op->elem_size;
+    if (es != 1 && es != 2 && es != 4 && es != 8 && es != 16)
+        return ss_fail(err, "dtype", "element size %zu is not 1, 2, 4, 8 or 16", es);
+    if (op->input_storage_numel < 0 || op->input_storage_numel > SS_MAX_NUMEL)
+        return ss_fail(err, "storage.numel", "must be in [0, %lld]", (long long)SS_MAX_NUMEL);
+    int64_t src_numel_storage = op->src_aliased ? op->input_storage_numel : op->src_storage_numel;
+    if (op->src_aliased && op->src_storage_numel != op->input_storage_numel)
+        return ss_fail(err, "src.storage", "an aliased src shares input's storage of %lld elements",
+                       (long long)op->input_storage_numel);
+    if (src_numel_storage < 0 || src_numel_storage > SS_MAX_NUMEL)
+        return ss_fail(err, "src_storage.numel", "must be in [0, %lld]", (long long)SS_MAX_NUMEL);
+
+    /* Both numels are <= 2^40 and es <= 16: the products fit in 64 bits. */
+    uint64_t bytes = (uint64_t)op->input_storage_numel * es;
+    if (!op->src_aliased) bytes += (uint64_t)src_numel_storage * es;
+    if (bytes > max_bytes)
+        return ss_fail(err, op->src_aliased ? "storage.numel" : "src_storage.numel",
+                       "storages need %llu bytes, above the byte budget of %zu (--max-bytes)",
+                       (unsigned long long)bytes, max_bytes);
+
+    int64_t last;
+    SS_TRY(check_view(&op->input, op->input_storage_numel, "input", &plan->input_numel, &last, err));
+    SS_TRY(ss_normalize_slice(op->input.ndim, op->dim, op->has_start, op->start, op->has_end,
+                              op->end, op->step, op->input.sizes, &plan->dim, &plan->start,
+                              &plan->end, &plan->slice_len, err));
+    plan->step = op->step;
+
+    /* The slice as a view of input's storage. Offsets/strides of an empty or
+     * single-element slice are irrelevant; keep them in range regardless. */
+    ss_view *s = &plan->slice;
+    *s = op->input;
+    s->sizes[plan->dim] = plan->slice_len;
+    int64_t shift, stride;
+    if (plan->slice_len > 0 && mul_ok(plan->start, op->input.strides[plan->dim], &shift))
+        s->offset += shift;   /* inside the validated input view */
+    if (plan->slice_len > 1 && mul_ok(op->step, op->input.strides[plan->dim], &stride))
+        s->strides[plan->dim] = stride;
+    plan->slice_numel = ss_view_numel(s);
+
+    int64_t src_numel;
+    SS_TRY(check_view(&op->src, src_numel_storage, "src", &src_numel, &last, err));
+    if (op->src.ndim != op->input.ndim)
+        return ss_fail(err, "src.sizes", "rank %d must equal the input's rank %d", op->src.ndim,
+                       op->input.ndim);
+    for (int d = 0; d < op->src.ndim; d++) {
+        if (op->src.sizes[d] != s->sizes[d]) {
+            char field[40];
+            snprintf(field, sizeof field, "src.sizes[%d]", d);
+            return ss_fail(err, field, "must equal the slice's size %lld (got %lld; no broadcasting)",
+                           (long long)s->sizes[d], (long long)op->src.sizes[d]);
+        }
+    }
+    plan->internal_overlap = ss_view_has_internal_overlap(&op->input);
+    plan->overlap = classify(plan);
+    return 0;
+}
