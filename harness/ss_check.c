@@ -1,0 +1,82 @@
+/* ss_check.c - one differential check: the reference against one target on one case. */
+#include <stdio.h>
+#include <string.h>
+#include "ss_check.h"
+#include "ss_reference.h"
+#include "ss_storage.h"
+
+const char *ss_verdict_name(ss_verdict v) {
+    switch (v) {
+    case SS_AGREE: return "agree";
+    case SS_MISMATCH: return "mismatch";
+    case SS_GUARD_WRITE: return "guard-band write";
+    case SS_REJECTED_BY_TARGET: return "rejected-by-target-only";
+    case SS_ACCEPTED_INVALID: return "accepted-invalid";
+    case SS_TARGET_UNAVAILABLE: return "unavailable";
+    case SS_TARGET_FAILED: return "crash";
+    case SS_TARGET_TIMEOUT: return "timeout";
+    }
+    return "?";
+}
+
+void ss_check_ctx_init(ss_check_ctx *ctx) { memset(ctx, 0, sizeof *ctx); }
+
+void ss_check_ctx_free(ss_check_ctx *ctx) {
+    ss_storage_free(&ctx->ref_in);
+    ss_storage_free(&ctx->ref_src);
+    ss_storage_free(&ctx->tgt_in);
+    ss_storage_free(&ctx->tgt_src);
+    ss_storage_free(&ctx->init_in);
+    ss_storage_free(&ctx->init_src);
+}
+
+int ss_check_prepare(ss_check_ctx *ctx, const ss_case *c, const ss_plan *plan,
+                     ss_run_status *ref_status, char *why, size_t why_len) {
+    const size_t es = plan->op.elem_size;
+    const size_t in_bytes = (size_t)plan->op.input_storage_numel * es;
+    const size_t src_bytes = plan->op.src_aliased ? 0 : (size_t)plan->op.src_storage_numel * es;
+    const size_t budget = ctx->max_bytes ? ctx->max_bytes : SS_DEFAULT_MAX_BYTES;
+    if (in_bytes + src_bytes > budget) {
+        snprintf(why, why_len, "storages need %zu bytes, above the byte budget of %zu (--max-bytes)",
+                 in_bytes + src_bytes, budget);
+        return -1;
+    }
+    ss_storage *all_in[] = {&ctx->init_in, &ctx->ref_in, &ctx->tgt_in};
+    ss_storage *all_src[] = {&ctx->init_src, &ctx->ref_src, &ctx->tgt_src};
+    for (int i = 0; i < 3; i++) {
+        if (ss_storage_reserve(all_in[i], in_bytes, SS_GUARD_DEFAULT) ||
+            ss_storage_reserve(all_src[i], src_bytes, SS_GUARD_DEFAULT)) {
+            snprintf(why, why_len, "out of memory for %zu bytes of storage", in_bytes + src_bytes);
+            return -1;
+        }
+    }
+    ss_fill_case(c, &ctx->init_in, &ctx->init_src);
+    ss_storage_copy(&ctx->ref_in, &ctx->init_in);
+    ss_storage_copy(&ctx->ref_src, &ctx->init_src);
+    *ref_status = ss_ref_run(plan, &ctx->ref_in, &ctx->ref_src, why, why_len);
+    return *ref_status == SS_RUN_FAILED ? -1 : 0;
+}
+
+void ss_check_target(ss_check_ctx *ctx, const ss_plan *plan, ss_run_status ref_status,
+                     const ss_target *t, const ss_run_opts *opts, ss_check_result *res) {
+    memset(res, 0, sizeof *res);
+    res->ref_status = ref_status;
+    ss_storage_copy(&ctx->tgt_in, &ctx->init_in);
+    ss_storage_copy(&ctx->tgt_src, &ctx->init_src);
+    const ss_run_status st = t->run(t, plan, &ctx->tgt_in, &ctx->tgt_src, opts, res->why, sizeof res->why);
+    switch (st) {
+    case SS_RUN_UNAVAILABLE: res->verdict = SS_TARGET_UNAVAILABLE; return;
+    case SS_RUN_FAILED: res->verdict = SS_TARGET_FAILED; return;
+    case SS_RUN_REJECTED:
+        if (ref_status != SS_RUN_REJECTED) { res->verdict = SS_REJECTED_BY_TARGET; return; }
+        /* Both refused: agreement, provided the target left everything as it was. */
+        ss_compare(plan, &ctx->init_in, &ctx->init_src, &ctx->tgt_in, &ctx->tgt_src, &res->diff);
+        break;
+    case SS_RUN_OK:
+        if (ref_status == SS_RUN_REJECTED) { res->verdict = SS_ACCEPTED_INVALID; return; }
+        ss_compare(plan, &ctx->ref_in, &ctx->ref_src, &ctx->tgt_in, &ctx->tgt_src, &res->diff);
+        break;
+    }
+    res->verdict = res->diff.guard_corrupt ? SS_GUARD_WRITE
+                 : res->diff.count ? SS_MISMATCH : SS_AGREE;
+}

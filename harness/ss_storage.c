@@ -1,0 +1,128 @@
+/* ss_storage.c - storage buffers with guard bands, and deterministic fills. */
+#include <stdlib.h>
+#include <string.h>
+#include "ss_storage.h"
+
+int ss_storage_reserve(ss_storage *s, size_t bytes, size_t guard) {
+    if (bytes > SIZE_MAX / 2 || guard > SIZE_MAX / 4) return -1;
+    size_t total = bytes + 2 * guard;
+    size_t have = s->base ? s->bytes + 2 * s->guard : 0;
+    if (!s->base || total > have) {
+        /* malloc, not realloc: the old contents are not needed, and a failed
+         * grow must leave s usable. */
+        uint8_t *p = malloc(total ? total : 1);
+        if (!p) return -1;
+        free(s->base);
+        s->base = p;
+    }
+    s->bytes = bytes;
+    s->guard = guard;
+    memset(s->base, SS_GUARD_BYTE, guard);
+    memset(s->base + guard + bytes, SS_GUARD_BYTE, guard);
+    return 0;
+}
+
+void ss_storage_free(ss_storage *s) {
+    free(s->base);
+    memset(s, 0, sizeof *s);
+}
+
+void ss_storage_copy(ss_storage *dst, const ss_storage *src) {
+    memcpy(dst->base, src->base, src->bytes + 2 * src->guard);
+}
+
+static int all_bytes(const uint8_t *p, size_t n, uint8_t b) {
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != b) return 0;
+    return 1;
+}
+
+int ss_storage_guards_intact(const ss_storage *s) {
+    return all_bytes(s->base, s->guard, SS_GUARD_BYTE) &&
+           all_bytes(s->base + s->guard + s->bytes, s->guard, SS_GUARD_BYTE);
+}
+
+static uint64_t mix64(uint64_t x) {   /* splitmix64 finalizer */
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* IEEE half bits of a positive integer v <= 2048 (exact in that range). */
+static uint16_t half_of_int(uint64_t v) {
+    if (v == 0) return 0;
+    int e = 63 - __builtin_clzll(v);
+    uint64_t m = e <= 10 ? v << (10 - e) : v >> (e - 10);
+    return (uint16_t)(((unsigned)(e + 15) << 10) | (m & 0x3ff));
+}
+
+static uint32_t f32_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+
+/* Fills numel elements numbered first.., where `total` is the count of numbers
+ * used across the case: values are small readable integers when the dtype
+ * holds all of them exactly, else an injective bit-pattern counter. */
+static void fill_range(ss_dtype t, uint64_t seed, int64_t first, int64_t total,
+                       uint8_t *data, int64_t numel) {
+    const uint64_t base = seed % 1000;          /* readable, seed-dependent start */
+    const uint64_t top = base + (uint64_t)total;
+    const uint64_t salt = mix64(seed);
+    for (int64_t i = 0; i < numel; i++) {
+        const uint64_t n = (uint64_t)(first + i);
+        const uint64_t v = base + n + 1;         /* 1-based: 0 reads as "untouched" */
+        uint8_t *p = data + i * (int64_t)ss_dtype_size(t);
+        switch (t) {
+        case SS_BOOL: p[0] = (uint8_t)(mix64(salt ^ n) & 1); break;
+        case SS_UINT8: case SS_INT8: p[0] = (uint8_t)v; break;
+        case SS_INT16: { uint16_t x = (uint16_t)v; memcpy(p, &x, 2); break; }
+        case SS_INT32: { uint32_t x = (uint32_t)v; memcpy(p, &x, 4); break; }
+        case SS_INT64: memcpy(p, &v, 8); break;
+        case SS_FLOAT16: {
+            uint16_t x = top < 2048 ? half_of_int(v) : (uint16_t)(salt + n);
+            memcpy(p, &x, 2);
+            break;
+        }
+        case SS_BFLOAT16: {
+            uint16_t x = top < 256 ? (uint16_t)(f32_bits((float)v) >> 16) : (uint16_t)(salt + n);
+            memcpy(p, &x, 2);
+            break;
+        }
+        case SS_FLOAT32: {
+            uint32_t x = top < (1u << 24) ? f32_bits((float)v) : (uint32_t)(salt + n);
+            memcpy(p, &x, 4);
+            break;
+        }
+        case SS_FLOAT64: { double d = (double)v; memcpy(p, &d, 8); break; }
+        case SS_COMPLEX64: {
+            if (top < (1u << 24)) {
+                float c[2] = {(float)v, -(float)v};
+                memcpy(p, c, 8);
+            } else {
+                uint64_t x = salt + n;
+                memcpy(p, &x, 8);
+            }
+            break;
+        }
+        case SS_COMPLEX128: { double c[2] = {(double)v, -(double)v}; memcpy(p, c, 16); break; }
+        default: break;
+        }
+    }
+}
+
+void ss_fill_seeded(ss_dtype t, uint64_t seed, int64_t first, uint8_t *data, int64_t numel) {
+    fill_range(t, seed, first, first + numel, data, numel);
+}
+
+void ss_fill_case(const ss_case *c, ss_storage *input, ss_storage *src) {
+    const size_t es = c->op.elem_size;
+    const int64_t n_in = c->op.input_storage_numel;
+    const int64_t n_src = c->op.src_aliased ? 0 : c->op.src_storage_numel;
+    if (c->explicit_values) {
+        memcpy(ss_storage_data(input), c->values_input, (size_t)n_in * es);
+        if (n_src) memcpy(ss_storage_data(src), c->values_src, (size_t)n_src * es);
+        return;
+    }
+    /* src continues input's numbering, so the two storages never share a value. */
+    fill_range(c->dtype, c->fill_seed, 0, n_in + n_src, ss_storage_data(input), n_in);
+    if (n_src) fill_range(c->dtype, c->fill_seed, n_in, n_in + n_src, ss_storage_data(src), n_src);
+}

@@ -1,0 +1,125 @@
+/* ss_reference.c - the CPU reference slice_scatter, with snapshot semantics.
+ *
+ * Functional meaning: out = slice_scatter(input, src); input's view <- out,
+ * with every read before any write. Because a valid input view has no
+ * internal overlap, out differs from input only on the slice, and the slice's
+ * elements are distinct storage elements; writing out back is therefore
+ * exactly "slice <- snapshot of src". The snapshot is needed only when src can
+ * share elements with the slice; otherwise src is copied directly. */
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+#include "ss_reference.h"
+
+/* Two views of equal sizes, with dims merged where both are contiguous across
+ * them, so inner runs are long and the loop overhead small. */
+typedef struct {
+    int ndim;
+    int64_t sizes[SS_MAX_NDIM];
+    int64_t dst_st[SS_MAX_NDIM], src_st[SS_MAX_NDIM];
+} pair_layout;
+
+static void coalesce(const ss_view *dst, const ss_view *src, pair_layout *out) {
+    int n = 0;
+    for (int d = 0; d < dst->ndim; d++) {
+        if (dst->sizes[d] == 1) continue;   /* size-1 dims carry no movement */
+        if (n > 0 && out->dst_st[n - 1] == dst->strides[d] * dst->sizes[d] &&
+            out->src_st[n - 1] == src->strides[d] * dst->sizes[d]) {
+            /* dim d nests exactly inside the previous one in both views */
+            out->sizes[n - 1] *= dst->sizes[d];
+            out->dst_st[n - 1] = dst->strides[d];
+            out->src_st[n - 1] = src->strides[d];
+            continue;
+        }
+        out->sizes[n] = dst->sizes[d];
+        out->dst_st[n] = dst->strides[d];
+        out->src_st[n] = src->strides[d];
+        n++;
+    }
+    out->ndim = n;
+}
+
+static void copy_elems(uint8_t *d, int64_t dst_st, const uint8_t *s, int64_t src_st, int64_t n,
+                       size_t es) {
+    if (dst_st == 1 && src_st == 1) {
+        memcpy(d, s, (size_t)n * es);
+        return;
+    }
+    const int64_t db = dst_st * (int64_t)es, sb = src_st * (int64_t)es;
+    switch (es) {   /* fixed sizes let the compiler emit single moves */
+    case 1: for (int64_t i = 0; i < n; i++, d += db, s += sb) memcpy(d, s, 1); break;
+    case 2: for (int64_t i = 0; i < n; i++, d += db, s += sb) memcpy(d, s, 2); break;
+    case 4: for (int64_t i = 0; i < n; i++, d += db, s += sb) memcpy(d, s, 4); break;
+    case 8: for (int64_t i = 0; i < n; i++, d += db, s += sb) memcpy(d, s, 8); break;
+    default: for (int64_t i = 0; i < n; i++, d += db, s += sb) memcpy(d, s, 16); break;
+    }
+}
+
+/* dst[idx] = src[idx] for every logical index; dst and src must not share
+ * elements (the caller snapshots when they could). */
+static void copy_view(uint8_t *dst_base, const ss_view *dst, const uint8_t *src_base,
+                      const ss_view *src, size_t es) {
+    if (ss_view_numel(dst) == 0) return;
+    pair_layout L;
+    coalesce(dst, src, &L);
+    uint8_t *d = dst_base + dst->offset * (int64_t)es;
+    const uint8_t *s = src_base + src->offset * (int64_t)es;
+    if (L.ndim == 0) { memcpy(d, s, es); return; }
+    const int inner = L.ndim - 1;
+    int64_t idx[SS_MAX_NDIM] = {0};
+    for (;;) {
+        copy_elems(d, L.dst_st[inner], s, L.src_st[inner], L.sizes[inner], es);
+        int k = inner - 1;
+        for (; k >= 0; k--) {   /* odometer over the outer dims */
+            if (++idx[k] < L.sizes[k]) {
+                d += L.dst_st[k] * (int64_t)es;
+                s += L.src_st[k] * (int64_t)es;
+                break;
+            }
+            d -= (L.sizes[k] - 1) * L.dst_st[k] * (int64_t)es;
+            s -= (L.sizes[k] - 1) * L.src_st[k] * (int64_t)es;
+            idx[k] = 0;
+        }
+        if (k < 0) return;
+    }
+}
+
+/* A contiguous view with src's sizes: where the snapshot lives. */
+static ss_view contiguous_like(const ss_view *v) {
+    ss_view c = *v;
+    c.offset = 0;
+    int64_t st = 1;
+    for (int d = v->ndim - 1; d >= 0; d--) {
+        c.strides[d] = st;
+        st *= v->sizes[d];
+    }
+    return c;
+}
+
+ss_run_status ss_ref_run(const ss_plan *plan, ss_storage *input, ss_storage *src, char *why,
+                         size_t why_len) {
+    if (plan->internal_overlap) {
+        snprintf(why, why_len, "input view has internal overlap: cannot be written in place");
+        return SS_RUN_REJECTED;
+    }
+    const size_t es = plan->op.elem_size;
+    uint8_t *in_data = ss_storage_data(input);
+    const uint8_t *src_data = plan->op.src_aliased ? in_data : ss_storage_data(src);
+    const int may_share = plan->overlap == SS_OVL_PARTIAL || plan->overlap == SS_OVL_SAME_VIEW;
+    if (!may_share) {
+        copy_view(in_data, &plan->slice, src_data, &plan->op.src, es);
+        return SS_RUN_OK;
+    }
+    if (plan->overlap == SS_OVL_SAME_VIEW) return SS_RUN_OK;   /* x[a:b] = x[a:b] */
+    const ss_view snap = contiguous_like(&plan->op.src);
+    uint8_t *tmp = malloc((size_t)plan->slice_numel * es);
+    if (!tmp) {
+        snprintf(why, why_len, "out of memory for a %lld-element snapshot",
+                 (long long)plan->slice_numel);
+        return SS_RUN_FAILED;
+    }
+    copy_view(tmp, &snap, src_data, &plan->op.src, es);
+    copy_view(in_data, &plan->slice, tmp, &snap, es);
+    free(tmp);
+    return SS_RUN_OK;
+}
