@@ -1,0 +1,28 @@
+/* ss_files.h - file helpers: case discovery, bounded reads, atomic writes. */
+#ifndef SS_FILES_H
+#define SS_FILES_H
+
+#include <stddef.h>
+#include "ss_error.h"
+
+typedef struct ss_pathlist {
+    char **paths;
+    size_t count, cap;
+} ss_pathlist;
+
+/* Add `path` if it is a file, or every *.json under it (recursively, sorted)
+ * if it is a directory. -1 with err when it does not exist or cannot be read. */
+int ss_collect_cases(const char *path, ss_pathlist *out, ss_error *err);
+void ss_pathlist_free(ss_pathlist *l);
+
+/* Read a whole file of at most max bytes, NUL-terminated (malloc'ed *data). */
+int ss_read_file(const char *path, size_t max, char **data, size_t *len, ss_error *err);
+
+/* Write atomically: a temp file in the same directory, fsync, rename over
+ * path. On failure nothing is left behind and path is untouched. */
+int ss_write_atomic(const char *path, const void *data, size_t len, ss_error *err);
+
+/* Create dir (and parents) if missing and prove it writable with a probe file. */
+int ss_ensure_writable_dir(const char *dir, ss_error *err);
+
+#endif
