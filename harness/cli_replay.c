@@ -1,0 +1,138 @@
+/* cli_replay.c - `ssfuzz replay`: run cases on the reference and targets, report disagreements. */
+#include <cjson/cJSON.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ss_check.h"
+#include "ss_cli.h"
+#include "ss_files.h"
+#include "ss_plan_build.h"
+#include "ss_replay.h"
+
+static void usage(FILE *f) {
+    fprintf(f,
+        "usage: ssfuzz replay CASE|DIR... [options]\n"
+        "  --target T        run target T (repeatable; default: every available non-mutant)\n"
+        "  --schedule S      emulator schedule: forward, reverse, lockstep, warp, random, all (default all)\n"
+        "  --seed N          seed of the random schedule (default 1)\n"
+        "  --dump DIR        write each run's final storages as JSON into DIR\n"
+        "  --max-bytes N     byte budget of one case's storages (default %zu)\n"
+        "  -q, --quiet       print only failures and the summary\n"
+        "exit: 0 all agree, 1 a mismatch, 2 invalid case or usage, 3 a requested target unavailable or failed\n",
+        (size_t)SS_DEFAULT_MAX_BYTES);
+}
+
+/* Writes one run's final storages: {"target", "schedule", "status", "storages"}. */
+static int dump_run(const char *dir, const char *case_path, const char *target, const char *schedule,
+                    const ss_case *c, const ss_storage *in, const ss_storage *src, ss_run_status st) {
+    const char *base = strrchr(case_path, '/');
+    base = base ? base + 1 : case_path;
+    char name[4096];
+    int n = snprintf(name, sizeof name, "%s/%.*s.%s%s%s.json", dir, (int)(strcspn(base, ".")), base,
+                     target, schedule ? "." : "", schedule ? schedule : "");
+    if (n < 0 || (size_t)n >= sizeof name) return -1;
+    for (char *p = name + strlen(dir) + 1; *p; p++)
+        if (*p == ':') *p = '_';
+    cJSON *root = cJSON_CreateObject(), *stor = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "target", target);
+    if (schedule) cJSON_AddStringToObject(root, "schedule", schedule);
+    cJSON_AddStringToObject(root, "status", st == SS_RUN_OK ? "ok" : "rejected");
+    cJSON_AddStringToObject(root, "dtype", ss_dtype_name(c->dtype));
+    cJSON_AddItemToObject(root, "storages", stor);
+    const size_t es = c->op.elem_size;
+    cJSON_AddItemToObject(stor, "input", ss_values_to_json(c->dtype, ss_storage_data(in),
+                                                           (int64_t)(in->bytes / es)));
+    if (!c->op.src_aliased)
+        cJSON_AddItemToObject(stor, "src", ss_values_to_json(c->dtype, ss_storage_data(src),
+                                                             (int64_t)(src->bytes / es)));
+    char *text = cJSON_Print(root);
+    cJSON_Delete(root);
+    ss_error err;
+    int rc = text ? ss_write_atomic(name, text, strlen(text), &err) : -1;
+    if (rc) fprintf(stderr, "ssfuzz replay: --dump: %s\n", text ? err.msg : "out of memory");
+    free(text);
+    return rc;
+}
+
+int ss_cmd_replay(int argc, char **argv) {
+    ss_replay_opts o;
+    ss_replay_opts_init(&o);
+    const char *dump_dir = NULL;
+    int quiet = 0;
+    static const struct option longopts[] = {
+        {"target", required_argument, 0, 't'}, {"schedule", required_argument, 0, 's'},
+        {"seed", required_argument, 0, 'S'},   {"dump", required_argument, 0, 'd'},
+        {"max-bytes", required_argument, 0, 'm'}, {"quiet", no_argument, 0, 'q'},
+        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+    optind = 1;
+    int ch;
+    while ((ch = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+        ss_error err;
+        switch (ch) {
+        case 't':
+            if (ss_replay_add_target(&o, optarg, &err)) goto bad;
+            break;
+        case 's':
+            if (ss_replay_set_schedule(&o, optarg, &err)) goto bad;
+            break;
+        case 'S':
+            if (ss_parse_u64("--seed", optarg, &o.seed, &err)) goto bad;
+            break;
+        case 'm': {
+            uint64_t v;
+            if (ss_parse_u64("--max-bytes", optarg, &v, &err)) goto bad;
+            o.max_bytes = (size_t)v;
+            break;
+        }
+        case 'd': dump_dir = optarg; break;
+        case 'q': quiet = 1; break;
+        case 'h': usage(stdout); return SS_EXIT_OK;
+        default: usage(stderr); return SS_EXIT_USAGE;
+        bad:
+            fprintf(stderr, "ssfuzz replay: %s: %s\n", err.field, err.msg);
+            return SS_EXIT_USAGE;
+        }
+    }
+    if (optind >= argc) { usage(stderr); return SS_EXIT_USAGE; }
+    if (dump_dir) {
+        ss_error err;
+        if (ss_ensure_writable_dir(dump_dir, &err)) {
+            fprintf(stderr, "ssfuzz replay: --dump %s: %s\n", dump_dir, err.msg);
+            return SS_EXIT_USAGE;
+        }
+    }
+    ss_pathlist files = {0};
+    for (int i = optind; i < argc; i++) {
+        ss_error err;
+        if (ss_collect_cases(argv[i], &files, &err)) {
+            fprintf(stderr, "ssfuzz replay: %s: %s\n", err.field, err.msg);
+            ss_pathlist_free(&files);
+            return SS_EXIT_USAGE;
+        }
+    }
+    ss_replay_ctx rc;
+    ss_replay_ctx_init(&rc, &o);
+    int exit_code = SS_EXIT_OK;
+    for (size_t i = 0; i < files.count; i++) {
+        ss_replay_case_result r;
+        ss_replay_file(&rc, files.paths[i], &r);
+        if (!quiet || r.exit_code != SS_EXIT_OK) fputs(r.report, r.exit_code ? stderr : stdout);
+        if (dump_dir && r.ran) {
+            dump_run(dump_dir, files.paths[i], "reference", NULL, &rc.c, &rc.check.ref_in,
+                     &rc.check.ref_src, r.ref_status);
+            for (size_t k = 0; k < r.runs; k++)
+                dump_run(dump_dir, files.paths[i], r.run[k].target, r.run[k].schedule, &rc.c,
+                         &r.run[k].final_in, &r.run[k].final_src, r.run[k].status);
+        }
+        exit_code = ss_exit_worse(exit_code, r.exit_code);
+        ss_replay_case_result_free(&r);
+    }
+    printf("replayed %zu case%s: %zu agree, %zu mismatch, %zu invalid, %zu target error\n",
+           files.count, files.count == 1 ? "" : "s", rc.n_agree, rc.n_mismatch, rc.n_invalid,
+           rc.n_target_error);
+    ss_replay_ctx_free(&rc);
+    ss_pathlist_free(&files);
+    return exit_code;
+}
