@@ -2,6 +2,7 @@
 #ifndef SS_GEN_H
 #define SS_GEN_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "ss_case.h"
 
@@ -27,15 +28,27 @@ typedef struct ss_gen_config {
     int64_t max_numel;           /* cap on each storage's numel */
     unsigned large_per_mille;    /* share of large cases (> 1M elements), if max_numel allows */
     int swarm;                   /* 1: each seed switches some features off */
+    size_t max_bytes;            /* cap on input + separate src data bytes; 0 = SS_DEFAULT_MAX_BYTES */
 } ss_gen_config;
 
 void ss_gen_config_default(ss_gen_config *cfg);
 
+/* Swarm epochs: with cfg->swarm, cases [k*SS_GEN_EPOCH, (k+1)*SS_GEN_EPOCH) of a
+ * seed share one random feature set (some aliasing kinds, dtypes and layout
+ * features switched off), so rare combinations get room while every campaign
+ * still visits every kind within a few epochs. */
+#define SS_GEN_EPOCH 128
+
 /* Case number `index` of the campaign `seed`: deterministic (same inputs,
  * same case). The case validates with ss_plan_build (kind INVALID_INPUT gives
  * a well-formed case whose plan has internal_overlap). `kind_out` may be NULL.
- * Returns 0, or -1 on out of memory. */
+ * `out` is overwritten without being freed; the generated case owns no memory
+ * (fill from fill_seed, no meta). Returns 0, or -1 on out of memory. */
 int ss_gen_case(const ss_gen_config *cfg, uint64_t seed, uint64_t index, ss_case *out,
                 ss_alias_kind *kind_out);
+
+/* The splitmix64 finalizer the generator derives its streams with (exposed so
+ * callers derive per-job or per-schedule seeds the same way). */
+uint64_t ss_gen_mix(uint64_t x);
 
 #endif
