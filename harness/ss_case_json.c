@@ -164,7 +164,7 @@ static int get_dims(const cJSON *parent, const char *path, const char *key, int6
 
 static int read_view(const cJSON *obj, const char *path, ss_view *v, ss_error *err) {
     int nstrides = 0;
-    int64_t strides[SS_MAX_NDIM];
+    int64_t strides[SS_MAX_NDIM] = {0};
     SS_TRY(get_int(obj, path, "offset", 1, 0, &v->offset, NULL, err));
     SS_TRY(get_dims(obj, path, "sizes", v->sizes, &v->ndim, err));
     SS_TRY(get_dims(obj, path, "strides", strides, &nstrides, err));
@@ -298,6 +298,12 @@ int ss_case_from_json(const char *text, size_t len, ss_case *out, ss_error *err)
                        (size_t)SS_MAX_CASE_FILE_BYTES);
     const size_t bad = utf8_bad_at((const unsigned char *)text, len);
     if (bad != len) return ss_fail(err, "(file)", "invalid UTF-8 at byte %zu", bad);
+
+    /* cJSON skips every byte <= 0x20 as whitespace, NUL included; JSON allows
+     * only these four, and no raw control character inside strings either. */
+    for (size_t i = 0; i < len; i++)
+        if ((unsigned char)text[i] < 0x20 && text[i] != '\t' && text[i] != '\n' && text[i] != '\r')
+            return ss_fail(err, "(json)", "syntax error at byte %zu (control character)", i);
 
     /* cJSON gets its own NUL-terminated copy: the caller's text need not be
      * terminated, and the terminator keeps any read past len inside the copy.
