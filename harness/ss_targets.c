@@ -1,0 +1,78 @@
+/* ss_targets.c - the target registry: emu:KERNEL and cuda:KERNEL for every kernel, and schedule names. */
+#include <stdio.h>
+#include <string.h>
+#include "ss_target.h"
+#include "ss_kernels.h"
+#include "ss_emu.h"
+#include "ss_cuda.h"
+
+static const char *emu_unavailable(const ss_target *t) { (void)t; return NULL; }
+static const char *cuda_unavailable(const ss_target *t) { (void)t; return ss_cuda_unavailable(); }
+static ss_run_status emu_run(const ss_target *t, const ss_plan *plan, ss_storage *input,
+                             ss_storage *src, const ss_run_opts *opts, char *why, size_t why_len);
+static ss_run_status cuda_run(const ss_target *t, const ss_plan *plan, ss_storage *input,
+                              ss_storage *src, const ss_run_opts *opts, char *why, size_t why_len);
+
+#define EMU(k, mut) {"emu:" k, "emu", k, mut, 1, emu_unavailable, emu_run}
+#define CUDA(k, mut) {"cuda:" k, "cuda", k, mut, 0, cuda_unavailable, cuda_run}
+#define BOTH(k, mut) EMU(k, mut), CUDA(k, mut)
+
+/* Kernel names as in kernels/ss_kernels.c, in ss_kernel_id order: entry i
+ * runs kernel i / 2 (emu on even entries, cuda on odd ones). */
+static const ss_target targets[] = {
+    BOTH("reinplace", 0), BOTH("functional", 0), BOTH("index", 0),
+    BOTH("mut-alias-unchecked", 1), BOTH("mut-alias-same-ptr", 1),
+    BOTH("mut-overlap-off-by-one", 1), BOTH("mut-ignore-offset", 1),
+    BOTH("mut-contiguous-src", 1), BOTH("mut-step-ignored", 1), BOTH("mut-end-unclamped", 1),
+};
+#define NTARGETS (sizeof targets / sizeof targets[0])
+_Static_assert(NTARGETS == 2 * SS_KERNEL_COUNT, "one emu and one cuda target per kernel");
+
+static ss_kernel_id kernel_of(const ss_target *t) { return (ss_kernel_id)((size_t)(t - targets) / 2); }
+
+static ss_run_status emu_run(const ss_target *t, const ss_plan *plan, ss_storage *input,
+                             ss_storage *src, const ss_run_opts *opts, char *why, size_t why_len) {
+    static const ss_run_opts forward = {SS_SCHED_FORWARD, 0};
+    return ss_emu_run(kernel_of(t), &plan->op, input, plan->op.src_aliased ? NULL : src,
+                      opts ? opts : &forward, why, why_len);
+}
+
+static ss_run_status cuda_run(const ss_target *t, const ss_plan *plan, ss_storage *input,
+                              ss_storage *src, const ss_run_opts *opts, char *why, size_t why_len) {
+    (void)opts;
+    const char *r = ss_cuda_unavailable();
+    if (r) {
+        snprintf(why, why_len, "%s", r);
+        return SS_RUN_UNAVAILABLE;
+    }
+    ss_storage *s = plan->op.src_aliased ? NULL : src;
+    ss_kprog prog;
+    const ss_run_status st = ss_kprog_build(kernel_of(t), &plan->op, input->guard,
+                                            s ? s->guard : input->guard, &prog, why, why_len);
+    return st == SS_RUN_OK ? ss_cuda_exec(&prog, input, s, why, why_len) : st;
+}
+
+size_t ss_target_count(void) { return NTARGETS; }
+
+const ss_target *ss_target_at(size_t i) { return i < NTARGETS ? &targets[i] : NULL; }
+
+const ss_target *ss_target_find(const char *name) {
+    for (size_t i = 0; i < NTARGETS; i++)
+        if (!strcmp(targets[i].name, name)) return &targets[i];
+    return NULL;
+}
+
+static const char *const schedule_names[SS_SCHED_COUNT] = {
+    [SS_SCHED_FORWARD] = "forward", [SS_SCHED_REVERSE] = "reverse",
+    [SS_SCHED_LOCKSTEP] = "lockstep", [SS_SCHED_WARP] = "warp", [SS_SCHED_RANDOM] = "random",
+};
+
+const char *ss_schedule_name(ss_schedule s) {
+    return (unsigned)s < SS_SCHED_COUNT ? schedule_names[s] : "?";
+}
+
+int ss_schedule_from_name(const char *name, ss_schedule *out) {
+    for (int i = 0; i < SS_SCHED_COUNT; i++)
+        if (!strcmp(name, schedule_names[i])) { *out = (ss_schedule)i; return 0; }
+    return -1;
+}

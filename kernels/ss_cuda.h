@@ -1,0 +1,44 @@
+/* ss_cuda.h - the CUDA target's narrow C API (no CUDA types): availability and one run.
+ *
+ * Implemented by ss_cuda.cu when nvcc is present, else by cuda_stub.c, whose
+ * functions report "built without nvcc". */
+#ifndef SS_CUDA_H
+#define SS_CUDA_H
+
+#include <stddef.h>
+#include "ss_plan.h"
+#include "ss_kernel_params.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* NULL when a CUDA device can run kernels here, else why not (static string;
+ * the device query runs once and is cached). */
+const char *ss_cuda_unavailable(void);
+
+/* Run a planned program on the device: copy each storage (guard bands
+ * included) up, launch each step (grid-stride loop; error check and
+ * synchronize after each), copy the storages back, free everything. `src` is
+ * NULL when aliased. SS_RUN_OK, or SS_RUN_UNAVAILABLE / SS_RUN_FAILED with `why`. */
+ss_run_status ss_cuda_exec(const ss_kprog *prog, ss_storage *input, ss_storage *src,
+                           char *why, size_t why_len);
+
+/* One small case of a batch: its program and storages. */
+typedef struct ss_cuda_batch_item {
+    const ss_kprog *prog;
+    ss_storage *input;
+    ss_storage *src;          /* NULL when aliased */
+} ss_cuda_batch_item;
+
+/* Run many small cases with one upload, one launch per step across all
+ * cases (a block per case) and one download. Same results as running each
+ * with ss_cuda_exec. */
+ss_run_status ss_cuda_exec_batch(const ss_cuda_batch_item *items, size_t count,
+                                 char *why, size_t why_len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,265 @@
+/* ss_emu.c - the CPU emulator: the kernel body under forward/reverse/lockstep/warp/random schedules. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ss_emu.h"
+
+/* Per-thread scratch, grown on demand and kept: no malloc per case. */
+typedef struct { uint8_t *p; size_t cap; } scratch;
+enum { SCR_TMP, SCR_IDX, SCR_VALS, SCR_GROUPS, SCR_COUNT };
+static _Thread_local scratch scr[SCR_COUNT];
+
+static void *scratch_get(int which, size_t bytes) {
+    scratch *s = &scr[which];
+    if (bytes == 0) bytes = 16;
+    if (s->cap < bytes) {
+        size_t cap = s->cap ? s->cap : 4096;
+        while (cap < bytes) cap = cap > SIZE_MAX / 2 ? bytes : cap * 2;
+        void *p = aligned_alloc(64, (cap + 63) & ~(size_t)63);
+        if (!p) return NULL;
+        free(s->p);
+        s->p = p;
+        s->cap = cap;
+    }
+    return s->p;
+}
+
+void ss_emu_release(void) {
+    for (int i = 0; i < SCR_COUNT; i++) { free(scr[i].p); scr[i].p = NULL; scr[i].cap = 0; }
+}
+
+/* ---- one run of `len` items with byte strides; E constant after inlining ---- */
+
+static inline void move_items(uint8_t *dp, const uint8_t *sp, int64_t len, int64_t dsb, int64_t ssb,
+                              int E, int reverse) {
+#define SS_MOVE_LOOP(EC)                                                                   \
+    if (!reverse) for (int64_t j = 0; j < len; j++)                                        \
+        ss_k_store(dp + j * dsb, EC, ss_k_load(sp + j * ssb, EC));                         \
+    else for (int64_t j = len - 1; j >= 0; j--)                                            \
+        ss_k_store(dp + j * dsb, EC, ss_k_load(sp + j * ssb, EC));                         \
+    return;
+    switch (E) {
+    case 1: SS_MOVE_LOOP(1)
+    case 2: SS_MOVE_LOOP(2)
+    case 4: SS_MOVE_LOOP(4)
+    case 8: SS_MOVE_LOOP(8)
+    default: SS_MOVE_LOOP(16)
+    }
+#undef SS_MOVE_LOOP
+}
+
+/* A contiguous run of `bytes` copied item by item in forward (or reverse)
+ * order, E bytes per item, done in bulk. The item loop reads every item before
+ * writing it, so where src and dst overlap it is not a memcpy:
+ *  - disjoint ranges: memcpy;
+ *  - forward with dst below src (reverse: above): each store lands on items
+ *    already read, so the loop is a true copy: memmove;
+ *  - forward with dst above src at distance D (a multiple of E): item k reads
+ *    what item k - D/E stored. Copying D-byte chunks in order reproduces that
+ *    exactly, and each chunk's source and destination are disjoint. Reverse
+ *    mirrors it. Small D falls back to the item loop. */
+static void move_run(uint8_t *dp, const uint8_t *sp, size_t bytes, int E, int reverse) {
+    const uintptr_t d = (uintptr_t)dp, s = (uintptr_t)sp;
+    if (d == s || bytes == 0) return;
+    if (d + bytes <= s || s + bytes <= d) { memcpy(dp, sp, bytes); return; }
+    if ((!reverse && d < s) || (reverse && d > s)) { memmove(dp, sp, bytes); return; }
+    const size_t dist = d > s ? d - s : s - d;
+    if (dist < 64) { move_items(dp, sp, (int64_t)(bytes / (size_t)E), E, E, E, reverse); return; }
+    if (!reverse) {
+        for (size_t off = 0; off < bytes; off += dist)
+            memcpy(dp + off, sp + off, bytes - off < dist ? bytes - off : dist);
+    } else {
+        for (size_t end = bytes; end > 0;) {
+            const size_t start = end > dist ? end - dist : 0;
+            memcpy(dp + start, sp + start, end - start);
+            end = start;
+        }
+    }
+}
+
+/* The launch seen as runs along its innermost dim: `outer` walks the rest. */
+typedef struct {
+    ss_klaunch outer;
+    int64_t len, ssb, dsb, nruns;
+} runs;
+
+static void runs_init(const ss_klaunch *L, runs *r) {
+    const int in = L->ndim - 1;
+    r->outer = *L;
+    r->outer.ndim = in;
+    r->len = L->sizes[in];
+    r->ssb = L->src_strides[in] * L->elem;
+    r->dsb = L->dst_strides[in] * L->elem;
+    r->nruns = L->n / r->len;
+}
+
+/* COPY, forward or reverse, run by run. */
+static void copy_sequential(const ss_klaunch *L, const uint8_t *src, uint8_t *dst, int reverse) {
+    runs r;
+    runs_init(L, &r);
+    const int E = L->elem, bulk = r.ssb == E && r.dsb == E;
+    ss_kiter it;
+    ss_kiter_seek(&r.outer, &it, reverse ? r.nruns - 1 : 0);
+    for (int64_t k = 0; k < r.nruns; k++) {
+        uint8_t *dp = dst + it.dof * E;
+        const uint8_t *sp = src + it.so * E;
+        if (bulk) move_run(dp, sp, (size_t)(r.len * E), E, reverse);
+        else move_items(dp, sp, r.len, r.dsb, r.ssb, E, reverse);
+        if (k + 1 < r.nruns) {
+            if (reverse) ss_kiter_prev(&r.outer, &it);
+            else ss_kiter_next(&r.outer, &it);
+        }
+    }
+}
+
+/* COPY in one wave: every load into `vals`, then every store. */
+static void copy_lockstep(const ss_klaunch *L, const uint8_t *src, uint8_t *dst, uint8_t *vals) {
+    runs r;
+    runs_init(L, &r);
+    const int E = L->elem;
+    const int64_t rb = r.len * E;
+    ss_kiter it;
+    ss_kiter_seek(&r.outer, &it, 0);
+    for (int64_t k = 0; k < r.nruns; k++, ss_kiter_next(&r.outer, &it)) {
+        if (r.ssb == E) memcpy(vals + k * rb, src + it.so * E, (size_t)rb);
+        else move_items(vals + k * rb, src + it.so * E, r.len, E, r.ssb, E, 0);
+    }
+    ss_kiter_seek(&r.outer, &it, 0);
+    for (int64_t k = 0; k < r.nruns; k++, ss_kiter_next(&r.outer, &it)) {
+        if (r.dsb == E) memcpy(dst + it.dof * E, vals + k * rb, (size_t)rb);
+        else move_items(dst + it.dof * E, vals + k * rb, r.len, r.dsb, E, E, 0);
+    }
+}
+
+/* Any launch kind, items [a, a + g) in lockstep, item by item through the body. */
+static void body_group(const ss_klaunch *L, const uint8_t *src, uint8_t *dst, const int64_t *idx,
+                       int64_t a, int64_t g, ss_kval *vals) {
+    ss_kiter it;
+    ss_kiter_seek(L, &it, a);
+    const ss_kiter start = it;
+    for (int64_t j = 0; j < g; j++) {
+        vals[j] = ss_k_load_step(L->kind, L->elem, src, it.so);
+        if (j + 1 < g) ss_kiter_next(L, &it);
+    }
+    it = start;
+    for (int64_t j = 0; j < g; j++) {
+        ss_k_store_step(L->kind, L->elem, dst, idx, a + j, it.dof, vals[j]);
+        if (j + 1 < g) ss_kiter_next(L, &it);
+    }
+}
+
+/* Any launch kind, one item at a time, forward or reverse. */
+static void body_sequential(const ss_klaunch *L, const uint8_t *src, uint8_t *dst,
+                            const int64_t *idx, int reverse) {
+    ss_kiter it;
+    ss_kiter_seek(L, &it, reverse ? L->n - 1 : 0);
+    for (int64_t k = 0; k < L->n; k++) {
+        const int64_t i = reverse ? L->n - 1 - k : k;
+        ss_k_store_step(L->kind, L->elem, dst, idx, i, it.dof,
+                        ss_k_load_step(L->kind, L->elem, src, it.so));
+        if (k + 1 < L->n) {
+            if (reverse) ss_kiter_prev(L, &it);
+            else ss_kiter_next(L, &it);
+        }
+    }
+}
+
+static uint64_t splitmix64(uint64_t *s) {
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+#define SS_RANDOM_MAX_GROUP 1024
+
+/* Consecutive groups of random sizes 1..1024, run in a random order: blocks
+ * of a grid retiring in any order, each one a wave. */
+static int body_random(const ss_klaunch *L, const uint8_t *src, uint8_t *dst, const int64_t *idx,
+                       uint64_t seed) {
+    uint64_t rng = seed;
+    int64_t m = 0;
+    for (int64_t a = 0; a < L->n; m++) a += 1 + (int64_t)(splitmix64(&rng) % SS_RANDOM_MAX_GROUP);
+    int64_t (*grp)[2] = scratch_get(SCR_GROUPS, (size_t)m * sizeof *grp);
+    if (!grp) return -1;
+    rng = seed;
+    for (int64_t i = 0, a = 0; i < m; i++) {   /* the same draws again, now kept */
+        const int64_t g = 1 + (int64_t)(splitmix64(&rng) % SS_RANDOM_MAX_GROUP);
+        grp[i][0] = a;
+        grp[i][1] = g < L->n - a ? g : L->n - a;
+        a += g;
+    }
+    for (int64_t i = m - 1; i > 0; i--) {      /* Fisher-Yates over the group order */
+        const int64_t j = (int64_t)(splitmix64(&rng) % (uint64_t)(i + 1));
+        const int64_t a = grp[i][0], g = grp[i][1];
+        grp[i][0] = grp[j][0]; grp[i][1] = grp[j][1];
+        grp[j][0] = a; grp[j][1] = g;
+    }
+    ss_kval vals[SS_RANDOM_MAX_GROUP];
+    for (int64_t i = 0; i < m; i++) body_group(L, src, dst, idx, grp[i][0], grp[i][1], vals);
+    return 0;
+}
+
+static int run_launch(const ss_klaunch *L, uint8_t *const bufs[SS_KB_COUNT], ss_schedule sched,
+                      uint64_t seed) {
+    if (L->n == 0) return 0;
+    const uint8_t *src = bufs[L->src_buf];
+    uint8_t *dst = bufs[L->dst_buf];
+    const int64_t *idx = (const int64_t *)bufs[SS_KB_IDX];
+    const int copy = L->kind == SS_KL_COPY;
+    switch (sched) {
+    case SS_SCHED_FORWARD:
+    case SS_SCHED_REVERSE:
+        if (copy) copy_sequential(L, src, dst, sched == SS_SCHED_REVERSE);
+        else body_sequential(L, src, dst, idx, sched == SS_SCHED_REVERSE);
+        return 0;
+    case SS_SCHED_LOCKSTEP: {
+        const size_t item = copy ? (size_t)L->elem : sizeof(ss_kval);
+        void *vals = scratch_get(SCR_VALS, (size_t)L->n * item);
+        if (!vals) return -1;
+        if (copy) copy_lockstep(L, src, dst, vals);
+        else body_group(L, src, dst, idx, 0, L->n, vals);
+        return 0;
+    }
+    case SS_SCHED_WARP: {
+        ss_kval vals[32];
+        for (int64_t a = 0; a < L->n; a += 32)
+            body_group(L, src, dst, idx, a, L->n - a < 32 ? L->n - a : 32, vals);
+        return 0;
+    }
+    default:
+        return body_random(L, src, dst, idx, seed);
+    }
+}
+
+int ss_emu_exec(const ss_kprog *prog, uint8_t *const bufs[SS_KB_COUNT], const ss_run_opts *opts) {
+    for (int i = 0; i < prog->nlaunch; i++) {
+        uint64_t s = opts->seed ^ (0xD1B54A32D192ED03ull * (uint64_t)(i + 1));
+        if (run_launch(&prog->launch[i], bufs, opts->schedule, splitmix64(&s))) return -1;
+    }
+    return 0;
+}
+
+ss_run_status ss_emu_run(ss_kernel_id k, const ss_op *op, ss_storage *input, ss_storage *src,
+                         const ss_run_opts *opts, char *why, size_t why_len) {
+    ss_kprog prog;
+    const int aliased = op->src_aliased;
+    if (!aliased && !src) {
+        snprintf(why, why_len, "emulator: no src storage for a separate src");
+        return SS_RUN_FAILED;
+    }
+    const ss_run_status st = ss_kprog_build(k, op, input->guard, aliased ? input->guard : src->guard,
+                                            &prog, why, why_len);
+    if (st != SS_RUN_OK) return st;
+    uint8_t *bufs[SS_KB_COUNT];
+    bufs[SS_KB_INPUT] = ss_storage_data(input);
+    bufs[SS_KB_SRC] = aliased ? bufs[SS_KB_INPUT] : ss_storage_data(src);
+    bufs[SS_KB_TMP] = scratch_get(SCR_TMP, (size_t)prog.tmp_bytes);
+    bufs[SS_KB_IDX] = scratch_get(SCR_IDX, (size_t)prog.idx_bytes);
+    if (!bufs[SS_KB_TMP] || !bufs[SS_KB_IDX] || ss_emu_exec(&prog, bufs, opts)) {
+        snprintf(why, why_len, "emulator: out of memory for temporaries");
+        return SS_RUN_FAILED;
+    }
+    return SS_RUN_OK;
+}

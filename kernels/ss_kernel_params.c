@@ -1,0 +1,353 @@
+/* ss_kernel_params.c - the kernel's own slice math, overlap checks and launch planning. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ss_kernel_params.h"
+
+static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+int ss_kslice(const ss_view *base, const ss_op *op, ss_kernel_id k, ss_view *out,
+              char *why, size_t why_len) {
+    const int ndim = base->ndim;
+    int64_t dim = op->dim;
+    if (dim < 0) dim += ndim;
+    if (ndim < 1 || dim < 0 || dim >= ndim) {
+        snprintf(why, why_len, "kernel: dim %lld out of range for %d dims", (long long)op->dim, ndim);
+        return -1;
+    }
+    if (op->step < 1) {
+        snprintf(why, why_len, "kernel: step %lld must be >= 1", (long long)op->step);
+        return -1;
+    }
+    const int64_t size = base->sizes[dim];
+    /* start/end: negative counts from the end, then clamp into [0, size]. The
+     * values are case integers (|v| <= 2^53), so v + size cannot overflow. */
+    int64_t s = op->has_start ? op->start : 0;
+    int64_t e = op->has_end ? op->end : size;
+    if (s < 0) s += size;
+    if (e < 0) e += size;
+    s = clamp64(s, 0, size);
+    e = k == SS_KERNEL_MUT_END_UNCLAMPED ? (e < 0 ? 0 : e) : clamp64(e, 0, size);
+    if (e < s) e = s;
+    *out = *base;
+    out->sizes[dim] = (e - s) / op->step + ((e - s) % op->step != 0);
+    /* s <= size and s * stride stays inside the validated view; the unclamped
+     * end may give a huge length, which the launch range check refuses. */
+    out->offset = (k == SS_KERNEL_MUT_IGNORE_OFFSET ? 0 : base->offset) + s * base->strides[dim];
+    if (k != SS_KERNEL_MUT_STEP_IGNORED && out->sizes[dim] > 1)
+        out->strides[dim] = base->strides[dim] * op->step;
+    return 0;
+}
+
+static int cmp_i64(const void *a, const void *b) {
+    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Dims of size > 1, sorted by stride: if every stride exceeds the largest
+ * offset the smaller dims reach, the view is injective ("nested", the common
+ * case). Otherwise count: more indices than offsets in the span must collide;
+ * failing that, list every offset, sort, and look for a repeat. */
+int ss_kview_overlaps_self(const ss_view *v) {
+    int64_t sz[SS_MAX_NDIM], st[SS_MAX_NDIM];
+    int n = 0;
+    for (int d = 0; d < v->ndim; d++)
+        if (v->sizes[d] == 0) return 0;
+    for (int d = 0; d < v->ndim; d++) {
+        if (v->sizes[d] == 1) continue;
+        if (v->strides[d] == 0) return 1;
+        sz[n] = v->sizes[d];
+        st[n] = v->strides[d];
+        n++;
+    }
+    for (int i = 1; i < n; i++)           /* insertion sort by stride */
+        for (int j = i; j > 0 && st[j - 1] > st[j]; j--) {
+            int64_t t = st[j]; st[j] = st[j - 1]; st[j - 1] = t;
+            t = sz[j]; sz[j] = sz[j - 1]; sz[j - 1] = t;
+        }
+    int64_t reach = 0, numel = 1;
+    int nested = 1;
+    for (int i = 0; i < n; i++) {
+        if (st[i] <= reach) nested = 0;
+        reach += (sz[i] - 1) * st[i];     /* bounded by the validated view */
+        numel *= sz[i];
+    }
+    if (nested) return 0;
+    if (numel > reach + 1) return 1;
+    if (numel > ((int64_t)1 << 27)) return 1;   /* too big to list: conservative */
+    int64_t *offs = malloc((size_t)numel * sizeof *offs);
+    if (!offs) return 1;
+    int64_t idx[SS_MAX_NDIM] = {0}, off = 0;
+    for (int64_t i = 0; i < numel; i++) {
+        offs[i] = off;
+        for (int d = 0; d < n; d++) {
+            if (++idx[d] < sz[d]) { off += st[d]; break; }
+            off -= (sz[d] - 1) * st[d];
+            idx[d] = 0;
+        }
+    }
+    qsort(offs, (size_t)numel, sizeof *offs, cmp_i64);
+    int dup = 0;
+    for (int64_t i = 1; i < numel && !dup; i++) dup = offs[i] == offs[i - 1];
+    free(offs);
+    return dup;
+}
+
+/* Lowest and highest element offset of a non-empty view; -1 on overflow. */
+static int view_span(int64_t off, int ndim, const int64_t *sizes, const int64_t *strides,
+                     int64_t *lo, int64_t *hi) {
+    int64_t a = off, b = off, t;
+    for (int d = 0; d < ndim; d++) {
+        if (__builtin_mul_overflow(sizes[d] - 1, strides[d], &t)) return -1;
+        if (t < 0 ? __builtin_add_overflow(a, t, &a) : __builtin_add_overflow(b, t, &b)) return -1;
+    }
+    *lo = a;
+    *hi = b;
+    return 0;
+}
+
+static int shape_numel(int ndim, const int64_t *sizes, int64_t *n) {
+    *n = 1;
+    for (int d = 0; d < ndim; d++)
+        if (__builtin_mul_overflow(*n, sizes[d], n)) return -1;
+    return 0;
+}
+
+static void contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides) {
+    int64_t s = 1;
+    for (int d = ndim - 1; d >= 0; d--) {
+        strides[d] = s;
+        s *= sizes[d] ? sizes[d] : 1;
+    }
+}
+
+/* Should src be staged before writing dst? Both views are of the input
+ * storage, in elements. The correct test intersects the closed ranges
+ * [lo, hi] of the two views (conservative: interleaved views that share no
+ * element are staged too). Mutants get it wrong in their own ways. */
+static int must_stage(ss_kernel_id k, const ss_view *src, const int64_t *iter_sizes,
+                      const ss_view *dst) {
+    if (k == SS_KERNEL_MUT_ALIAS_UNCHECKED) return 0;
+    if (k == SS_KERNEL_MUT_ALIAS_SAME_PTR) {
+        if (src->offset != dst->offset || src->ndim != dst->ndim) return 0;
+        for (int d = 0; d < src->ndim; d++)
+            if (src->sizes[d] != dst->sizes[d] || src->strides[d] != dst->strides[d]) return 0;
+        return 1;
+    }
+    int64_t n, slo, shi, dlo, dhi;
+    if (shape_numel(dst->ndim, iter_sizes, &n) || n == 0) return 0;
+    if (view_span(src->offset, src->ndim, iter_sizes, src->strides, &slo, &shi) ||
+        view_span(dst->offset, dst->ndim, dst->sizes, dst->strides, &dlo, &dhi))
+        return 1;
+    if (k == SS_KERNEL_MUT_OVERLAP_OFF_BY_ONE) return slo < dhi && dlo < shi;
+    return slo <= dhi && dlo <= shi;
+}
+
+/* The bytes a buffer may be touched at, relative to its data pointer. */
+typedef struct { int64_t lo, hi; } buf_room;
+
+static int check_access(const char *what, int64_t off, int ndim, const int64_t *sizes,
+                        const int64_t *strides, int elem, buf_room room, char *why, size_t why_len) {
+    int64_t n, lo, hi;
+    if (shape_numel(ndim, sizes, &n) == 0 && n == 0) return 0;
+    if (view_span(off, ndim, sizes, strides, &lo, &hi) == 0 &&
+        !__builtin_mul_overflow(lo, (int64_t)elem, &lo) &&
+        !__builtin_mul_overflow(hi + 1, (int64_t)elem, &hi) && lo >= room.lo && hi <= room.hi)
+        return 0;
+    snprintf(why, why_len, "kernel: a %s would leave its buffer (illegal address; view offset %lld)",
+             what, (long long)off);
+    return -1;
+}
+
+/* Drop size-1 dims and merge dims that are contiguous in both views: fewer
+ * dims to walk, same row-major order of work items. */
+static void coalesce(ss_klaunch *L) {
+    int m = 0;
+    for (int d = 0; d < L->ndim; d++) {
+        if (L->sizes[d] == 1) continue;
+        if (m > 0 && L->src_strides[m - 1] == L->src_strides[d] * L->sizes[d] &&
+            L->dst_strides[m - 1] == L->dst_strides[d] * L->sizes[d]) {
+            L->sizes[m - 1] *= L->sizes[d];
+            L->src_strides[m - 1] = L->src_strides[d];
+            L->dst_strides[m - 1] = L->dst_strides[d];
+            continue;
+        }
+        L->sizes[m] = L->sizes[d];
+        L->src_strides[m] = L->src_strides[d];
+        L->dst_strides[m] = L->dst_strides[d];
+        m++;
+    }
+    if (m == 0) { L->sizes[0] = 1; L->src_strides[0] = L->dst_strides[0] = 0; m = 1; }
+    L->ndim = m;
+}
+
+/* Fast path: contiguous inner runs whose every start is 16-byte aligned are
+ * copied as 16-byte chunks (one wide load and store per work item). */
+static void try_vectorize(ss_klaunch *L) {
+    if (L->kind != SS_KL_COPY || L->elem >= 16 || L->n == 0) return;
+    const int in = L->ndim - 1, f = 16 / L->elem;
+    if (L->src_strides[in] != 1 || L->dst_strides[in] != 1 || L->sizes[in] % f ||
+        L->src_off % f || L->dst_off % f)
+        return;
+    for (int d = 0; d < in; d++)
+        if (L->src_strides[d] % f || L->dst_strides[d] % f) return;
+    L->sizes[in] /= f;
+    for (int d = 0; d < in; d++) { L->src_strides[d] /= f; L->dst_strides[d] /= f; }
+    L->src_off /= f;
+    L->dst_off /= f;
+    L->n /= f;
+    L->elem = 16;
+    L->vec = 1;
+}
+
+typedef struct {
+    ss_kprog *p;
+    int elem;
+    buf_room room[SS_KB_COUNT];
+    char *why;
+    size_t why_len;
+} builder;
+
+/* Append launch: work items over `sizes`, reading (src_buf, soff, sstr) and
+ * writing (dst_buf, doff, dstr); for INDEX kinds dstr is ignored. */
+static int add_launch(builder *b, int kind, int ndim, const int64_t *sizes, int src_buf,
+                      int64_t soff, const int64_t *sstr, int dst_buf, int64_t doff,
+                      const int64_t *dstr) {
+    ss_klaunch *L = &b->p->launch[b->p->nlaunch];
+    memset(L, 0, sizeof *L);
+    L->kind = kind;
+    L->src_buf = src_buf;
+    L->dst_buf = dst_buf;
+    L->elem = b->elem;
+    L->ndim = ndim;
+    L->src_off = soff;
+    L->dst_off = kind == SS_KL_COPY ? doff : 0;
+    memcpy(L->sizes, sizes, sizeof(int64_t) * (size_t)ndim);
+    memcpy(L->src_strides, sstr, sizeof(int64_t) * (size_t)ndim);
+    if (kind == SS_KL_COPY) memcpy(L->dst_strides, dstr, sizeof(int64_t) * (size_t)ndim);
+    else contiguous_strides(ndim, sizes, L->dst_strides);
+    if (shape_numel(ndim, sizes, &L->n)) {
+        snprintf(b->why, b->why_len, "kernel: launch %d has too many work items", b->p->nlaunch);
+        return -1;
+    }
+    /* INDEX_BUILD reads no memory, but its offsets are the later stores'. */
+    const int read_buf = kind == SS_KL_INDEX_BUILD ? SS_KB_INPUT : src_buf;
+    if (check_access("load", soff, ndim, sizes, sstr, b->elem, b->room[read_buf], b->why, b->why_len))
+        return -1;
+    if (kind == SS_KL_COPY &&
+        check_access("store", doff, ndim, sizes, dstr, b->elem, b->room[dst_buf], b->why, b->why_len))
+        return -1;
+    /* A store pattern without repeats cannot have more items than the buffer
+     * has elements; refusing more keeps a broken launch finite. */
+    const buf_room w = b->room[kind == SS_KL_INDEX_BUILD ? read_buf : dst_buf];
+    if (L->n > (w.hi - w.lo) / b->elem) {
+        snprintf(b->why, b->why_len, "kernel: launch %d stores %lld items into a buffer of %lld",
+                 b->p->nlaunch, (long long)L->n, (long long)((w.hi - w.lo) / b->elem));
+        return -1;
+    }
+    coalesce(L);
+    try_vectorize(L);
+    b->p->nlaunch++;
+    return 0;
+}
+
+static void fmt_sizes(char *out, size_t n, const ss_view *v) {
+    size_t u = (size_t)snprintf(out, n, "[");
+    for (int d = 0; d < v->ndim && u < n; d++)
+        u += (size_t)snprintf(out + u, n - u, "%s%lld", d ? ", " : "", (long long)v->sizes[d]);
+    if (u < n) snprintf(out + u, n - u, "]");
+}
+
+ss_run_status ss_kprog_build(ss_kernel_id k, const ss_op *op, size_t guard_in, size_t guard_src,
+                             ss_kprog *prog, char *why, size_t why_len) {
+    memset(prog, 0, sizeof *prog);
+    const ss_view *in = &op->input, *src = &op->src;
+    const int e = (int)op->elem_size;
+    if ((e != 1 && e != 2 && e != 4 && e != 8 && e != 16) || in->ndim < 0 ||
+        in->ndim > SS_MAX_NDIM || src->ndim != in->ndim) {
+        snprintf(why, why_len, "kernel: unsupported element size %d or ranks %d/%d", e, in->ndim, src->ndim);
+        return SS_RUN_FAILED;
+    }
+    if (ss_kview_overlaps_self(in)) {
+        snprintf(why, why_len, "input view has internal overlap: an in-place write is ill-defined");
+        return SS_RUN_REJECTED;
+    }
+    int64_t in_numel;
+    if (shape_numel(in->ndim, in->sizes, &in_numel)) {
+        snprintf(why, why_len, "kernel: input too large");
+        return SS_RUN_FAILED;
+    }
+    /* The clone of `functional` is contiguous at offset 0 of SS_KB_TMP. */
+    ss_view clone = *in;
+    clone.offset = 0;
+    contiguous_strides(in->ndim, in->sizes, clone.strides);
+    ss_view dst;
+    if (ss_kslice(k == SS_KERNEL_FUNCTIONAL ? &clone : in, op, k, &dst, why, why_len)) return SS_RUN_FAILED;
+    if (!ss_kernel_is_mutant(k))
+        for (int d = 0; d < in->ndim; d++)
+            if (dst.sizes[d] != src->sizes[d]) {
+                char a[128], s[128];
+                fmt_sizes(a, sizeof a, &dst);
+                fmt_sizes(s, sizeof s, src);
+                snprintf(why, why_len, "kernel: slice sizes %s differ from src sizes %s", a, s);
+                return SS_RUN_FAILED;
+            }
+    /* src is walked over the slice's shape (they agree unless a mutant broke the slice). */
+    int64_t sstr[SS_MAX_NDIM], cstr[SS_MAX_NDIM], n;
+    memcpy(sstr, src->strides, sizeof sstr);
+    if (k == SS_KERNEL_MUT_CONTIGUOUS_SRC) contiguous_strides(src->ndim, src->sizes, sstr);
+    contiguous_strides(dst.ndim, dst.sizes, cstr);
+    ss_view src_walk = *src;
+    memcpy(src_walk.strides, sstr, sizeof sstr);
+
+    builder b = {prog, e, {{0, 0}}, why, why_len};
+    const int64_t in_bytes = op->input_storage_numel * e;
+    b.room[SS_KB_INPUT] = (buf_room){-(int64_t)guard_in, in_bytes + (int64_t)guard_in};
+    b.room[SS_KB_SRC] = op->src_aliased ? b.room[SS_KB_INPUT]
+        : (buf_room){-(int64_t)guard_src, op->src_storage_numel * e + (int64_t)guard_src};
+    if (shape_numel(dst.ndim, dst.sizes, &n) || __builtin_mul_overflow(n, (int64_t)e, &n)) n = -1;
+
+    if (k == SS_KERNEL_FUNCTIONAL) {
+        prog->tmp_bytes = in_numel * e;
+        b.room[SS_KB_TMP] = (buf_room){0, prog->tmp_bytes};
+        if (add_launch(&b, SS_KL_COPY, in->ndim, in->sizes, SS_KB_INPUT, in->offset, in->strides,
+                       SS_KB_TMP, 0, clone.strides) ||
+            add_launch(&b, SS_KL_COPY, in->ndim, dst.sizes, SS_KB_SRC, src->offset, sstr,
+                       SS_KB_TMP, dst.offset, dst.strides) ||
+            add_launch(&b, SS_KL_COPY, in->ndim, in->sizes, SS_KB_TMP, 0, clone.strides,
+                       SS_KB_INPUT, in->offset, in->strides))
+            return SS_RUN_FAILED;
+        return SS_RUN_OK;
+    }
+    prog->staged = op->src_aliased && must_stage(k, k == SS_KERNEL_MUT_ALIAS_SAME_PTR ? src : &src_walk,
+                                                 dst.sizes, &dst);
+    if (n < 0 && (prog->staged || k == SS_KERNEL_INDEX)) {
+        snprintf(why, why_len, "kernel: slice too large for a temporary");
+        return SS_RUN_FAILED;
+    }
+    if (k == SS_KERNEL_INDEX) {   /* the index list of the slice's storage offsets */
+        prog->idx_bytes = n / e * 8;
+        b.room[SS_KB_IDX] = (buf_room){0, prog->idx_bytes};
+        if (add_launch(&b, SS_KL_INDEX_BUILD, dst.ndim, dst.sizes, SS_KB_INPUT, dst.offset,
+                       dst.strides, SS_KB_IDX, 0, NULL))
+            return SS_RUN_FAILED;
+    }
+    int from = SS_KB_SRC;
+    int64_t from_off = src->offset;
+    const int64_t *from_str = sstr;
+    if (prog->staged) {
+        prog->tmp_bytes = n;
+        b.room[SS_KB_TMP] = (buf_room){0, n};
+        if (add_launch(&b, SS_KL_COPY, dst.ndim, dst.sizes, SS_KB_SRC, src->offset, sstr,
+                       SS_KB_TMP, 0, cstr))
+            return SS_RUN_FAILED;
+        from = SS_KB_TMP;
+        from_off = 0;
+        from_str = cstr;
+    }
+    if (k == SS_KERNEL_INDEX)
+        return add_launch(&b, SS_KL_INDEX_SCATTER, dst.ndim, dst.sizes, from, from_off, from_str,
+                          SS_KB_INPUT, 0, NULL) ? SS_RUN_FAILED : SS_RUN_OK;
+    return add_launch(&b, SS_KL_COPY, dst.ndim, dst.sizes, from, from_off, from_str,
+                      SS_KB_INPUT, dst.offset, dst.strides) ? SS_RUN_FAILED : SS_RUN_OK;
+}
