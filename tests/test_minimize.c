@@ -1,0 +1,184 @@
+/* test_minimize.c - the minimizer: results still fail, are 1-minimal and never grow. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "ss_check.h"
+#include "ss_gen.h"
+#include "ss_minimize.h"
+#include "ss_plan_build.h"
+#include "ss_storage.h"
+#include "ss_target.h"
+
+/* A local stand-in for a mutant: an in-place forward copy with no overlap
+ * check, written against the plan alone. */
+static ss_run_status naive_run(const ss_target *t, const ss_plan *p, ss_storage *in, ss_storage *src,
+                               const ss_run_opts *o, char *why, size_t n) {
+    (void)t; (void)o;
+    if (p->internal_overlap) { snprintf(why, n, "internal overlap"); return SS_RUN_REJECTED; }
+    uint8_t *di = ss_storage_data(in), *ds = p->op.src_aliased ? di : ss_storage_data(src);
+    const size_t es = p->op.elem_size;
+    int64_t idx[SS_MAX_NDIM] = {0};
+    for (int64_t k = 0; k < p->slice_numel; k++) {
+        memcpy(di + ss_view_offset_of(&p->slice, idx) * es, ds + ss_view_offset_of(&p->op.src, idx) * es, es);
+        for (int d = p->slice.ndim - 1; d >= 0 && ++idx[d] == p->slice.sizes[d]; d--) idx[d] = 0;
+    }
+    return SS_RUN_OK;
+}
+
+static const ss_target naive = {"test:naive-forward", "test", "naive-forward", 1, 0, NULL, naive_run};
+
+typedef struct probe {
+    ss_check_ctx ctx;
+    ss_verdict want;
+    long calls;
+    ss_case first;     /* for the never-grow check: every accepted step is smaller */
+} probe;
+
+static int still_fails(const ss_case *c, const ss_plan *plan, void *user) {
+    probe *p = user;
+    p->calls++;
+    ss_run_status ref;
+    char why[256];
+    if (ss_check_prepare(&p->ctx, c, plan, &ref, why, sizeof why)) return 0;
+    ss_check_result res;
+    ss_run_opts ro = {SS_SCHED_FORWARD, 1};
+    ss_check_target(&p->ctx, plan, ref, &naive, &ro, &res);
+    return res.verdict == p->want;
+}
+
+static ss_verdict verdict_of(probe *p, const ss_case *c) {
+    ss_plan plan;
+    assert_int_equal(ss_plan_build(&c->op, &plan, NULL), 0);
+    ss_run_status ref;
+    char why[256];
+    assert_int_equal(ss_check_prepare(&p->ctx, c, &plan, &ref, why, sizeof why), 0);
+    ss_check_result res;
+    ss_run_opts ro = {SS_SCHED_FORWARD, 1};
+    ss_check_target(&p->ctx, &plan, ref, &naive, &ro, &res);
+    return res.verdict;
+}
+
+/* Minimizes the first failing generated cases of a seed; checks the properties. */
+static void test_generated_failures(void **state) {
+    (void)state;
+    ss_gen_config cfg;
+    ss_gen_config_default(&cfg);
+    cfg.large_per_mille = 0;
+    probe p;
+    memset(&p, 0, sizeof p);
+    ss_check_ctx_init(&p.ctx);
+    int found = 0;
+    int64_t worst_numel = 0;
+    for (uint64_t i = 0; i < 5000 && found < 25; i++) {
+        ss_case c;
+        ss_gen_case(&cfg, 11, i, &c, NULL);
+        ss_plan plan;
+        assert_int_equal(ss_plan_build(&c.op, &plan, NULL), 0);
+        p.want = verdict_of(&p, &c);
+        if (p.want == SS_AGREE) continue;
+        found++;
+        ss_case orig = c;
+        ss_min_stats st;
+        assert_int_equal(ss_minimize(&c, NULL, still_fails, &p, &st), 0);
+        assert_false(st.budget_hit);
+        assert_int_equal(verdict_of(&p, &c), p.want);                  /* still fails */
+        assert_int_equal(ss_min_is_minimal(&c, 0, still_fails, &p), 1); /* 1-minimal */
+        assert_true(ss_min_compare(&c, &orig) <= 0);                    /* never grows */
+        assert_true(st.numel_after <= st.numel_before && st.ndim_after <= st.ndim_before);
+        if (c.op.input.ndim != 1) {
+            char *j = ss_case_to_json(&c);
+            print_message("case %llu:\n%s\n", (unsigned long long)i, j);
+            free(j);
+        }
+        assert_int_equal(c.op.input.ndim, 1);
+        if (st.numel_after > worst_numel) worst_numel = st.numel_after;
+        ss_case_free(&c);
+    }
+    print_message("%d failures minimized, largest storage after: %lld\n", found, (long long)worst_numel);
+    assert_true(found >= 10);
+    assert_true(worst_numel <= 4);
+    ss_check_ctx_free(&p.ctx);
+}
+
+/* A hand-made 3-D mismatch with explicit values, a negative dim and float64. */
+static void test_explicit_values(void **state) {
+    (void)state;
+    ss_case c;
+    ss_case_init(&c);
+    c.dtype = SS_FLOAT64;
+    c.op.elem_size = 8;
+    c.op.input_storage_numel = c.op.src_storage_numel = 40;
+    c.op.src_aliased = 1;
+    c.op.input = (ss_view){3, 3, {2, 3, 5}, {15, 5, 1}};
+    c.op.dim = -1;
+    c.op.has_start = 1;
+    c.op.start = 1;
+    c.op.step = 1;
+    c.op.src = (ss_view){2, 3, {2, 3, 4}, {15, 5, 1}};   /* x[..., 1:] <- x[..., :-1] */
+    c.explicit_values = 1;
+    c.values_input = malloc(40 * 8);
+    for (int i = 0; i < 40; i++) { double d = i * 1.5; memcpy(c.values_input + i * 8, &d, 8); }
+    probe p;
+    memset(&p, 0, sizeof p);
+    ss_check_ctx_init(&p.ctx);
+    p.want = verdict_of(&p, &c);
+    assert_int_equal(p.want, SS_MISMATCH);
+    ss_case orig;
+    assert_int_equal(ss_case_copy(&orig, &c), 0);
+    ss_min_stats st;
+    assert_int_equal(ss_minimize(&c, NULL, still_fails, &p, &st), 0);
+    assert_int_equal(verdict_of(&p, &c), SS_MISMATCH);
+    assert_int_equal(ss_min_is_minimal(&c, 0, still_fails, &p), 1);
+    assert_true(ss_min_compare(&c, &orig) < 0);
+    assert_int_equal(c.explicit_values, 0);
+    assert_int_equal(c.op.input.ndim, 1);
+    assert_int_equal(c.dtype, SS_UINT8);
+    assert_true(ss_min_numel(&c) <= 3);
+    print_message("explicit case: %lld -> %lld elements in %ld attempts\n",
+                  (long long)st.numel_before, (long long)st.numel_after, st.attempts);
+    ss_case_free(&c);
+    ss_case_free(&orig);
+    ss_check_ctx_free(&p.ctx);
+}
+
+static int always(const ss_case *c, const ss_plan *plan, void *user) {
+    (void)c; (void)plan;
+    ++*(long *)user;
+    return 1;
+}
+
+/* With a predicate that always holds the case collapses to the order's minimum,
+ * and the attempt budget is honoured. */
+static void test_budget_and_floor(void **state) {
+    (void)state;
+    ss_gen_config cfg;
+    ss_gen_config_default(&cfg);
+    ss_case c;
+    ss_gen_case(&cfg, 5, 17, &c, NULL);
+    long calls = 0;
+    ss_min_opts o = {.max_attempts = 3};
+    ss_min_stats st;
+    assert_int_equal(ss_minimize(&c, &o, always, &calls, &st), 0);
+    assert_true(calls <= 3);
+    calls = 0;
+    assert_int_equal(ss_minimize(&c, NULL, always, &calls, &st), 0);
+    assert_false(st.budget_hit);
+    assert_int_equal(ss_min_is_minimal(&c, 0, always, &calls), 1);
+    assert_int_equal(c.op.input.ndim, 1);
+    assert_int_equal(ss_min_numel(&c), 0);
+    ss_case_free(&c);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_generated_failures),
+        cmocka_unit_test(test_explicit_values),
+        cmocka_unit_test(test_budget_and_floor),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
