@@ -10,7 +10,7 @@ done
 if [ -z "$py" ]; then echo "skip torch-crosscheck: no python3 with torch (apt-get install python3-torch)"; exit 0; fi
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 if out=$("$py" tests/torch/crosscheck.py "$SSFUZZ" "$work" "${SS_TORCH_CASES:-400}" 2>&1); then
-    echo "$out" | tail -1; echo "ok torch-crosscheck"
+    echo "# $(echo "$out" | tail -1)"; echo "ok torch-crosscheck"
 else
     echo "$out" | tail -20; echo "not ok torch-crosscheck"
 fi

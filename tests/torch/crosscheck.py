@@ -3,7 +3,7 @@ torch (functional slice_scatter, then written back through the input view), and
 compared bit for bit with `ssfuzz replay --dump`'s reference storages.
 
 usage: crosscheck.py SSFUZZ WORKDIR [COUNT] [SEED]
-Prints "ok N cases" or the first disagreement; exit 0 agree, 1 disagree, 77 no torch.
+Prints "N cases agree ..." or the first disagreement; exit 0 agree, 1 disagree, 77 no torch.
 """
 import json
 import os
@@ -148,7 +148,7 @@ def main():
                 print("%s (%s) %s storage differs at element %d: torch %s, ssfuzz %s" %
                       (base, name, which, k, want[k * es:(k + 1) * es][::-1].hex(), got[k * es:(k + 1) * es][::-1].hex()))
                 return 1
-    print("ok %d cases agree with torch %s bit for bit" % (count, torch.__version__))
+    print("%d cases agree with torch %s bit for bit" % (count, torch.__version__))
     return 0
 
 
