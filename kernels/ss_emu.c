@@ -149,19 +149,29 @@ static void body_group(const ss_klaunch *L, const uint8_t *src, uint8_t *dst, co
     }
 }
 
-/* Any launch kind, one item at a time, forward or reverse. */
-static void body_sequential(const ss_klaunch *L, const uint8_t *src, uint8_t *dst,
-                            const int64_t *idx, int reverse) {
+/* Any launch kind, one item at a time, forward or reverse; E constant after inlining. */
+static inline void body_items(const ss_klaunch *L, const uint8_t *src, uint8_t *dst,
+                              const int64_t *idx, int reverse, int E) {
     ss_kiter it;
     ss_kiter_seek(L, &it, reverse ? L->n - 1 : 0);
     for (int64_t k = 0; k < L->n; k++) {
         const int64_t i = reverse ? L->n - 1 - k : k;
-        ss_k_store_step(L->kind, L->elem, dst, idx, i, it.dof,
-                        ss_k_load_step(L->kind, L->elem, src, it.so));
+        ss_k_store_step(L->kind, E, dst, idx, i, it.dof, ss_k_load_step(L->kind, E, src, it.so));
         if (k + 1 < L->n) {
             if (reverse) ss_kiter_prev(L, &it);
             else ss_kiter_next(L, &it);
         }
+    }
+}
+
+static void body_sequential(const ss_klaunch *L, const uint8_t *src, uint8_t *dst,
+                            const int64_t *idx, int reverse) {
+    switch (L->elem) {
+    case 1: body_items(L, src, dst, idx, reverse, 1); break;
+    case 2: body_items(L, src, dst, idx, reverse, 2); break;
+    case 4: body_items(L, src, dst, idx, reverse, 4); break;
+    case 8: body_items(L, src, dst, idx, reverse, 8); break;
+    default: body_items(L, src, dst, idx, reverse, 16); break;
     }
 }
 
@@ -208,6 +218,9 @@ static int run_launch(const ss_klaunch *L, uint8_t *const bufs[SS_KB_COUNT], ss_
     uint8_t *dst = bufs[L->dst_buf];
     const int64_t *idx = (const int64_t *)bufs[SS_KB_IDX];
     const int copy = L->kind == SS_KL_COPY;
+    /* No store of this launch reaches a load or another store: every order
+     * gives the forward result, so take the fastest. */
+    if (L->indep) sched = SS_SCHED_FORWARD;
     switch (sched) {
     case SS_SCHED_FORWARD:
     case SS_SCHED_REVERSE:

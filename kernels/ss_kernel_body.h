@@ -30,6 +30,8 @@ typedef struct ss_klaunch {
     int src_buf, dst_buf;
     int elem;                /* bytes per work item: 1, 2, 4, 8 or 16 */
     int vec;                 /* 1: fast path, 16-byte chunks of contiguous runs */
+    int indep;               /* 1: no store can reach a load or another store of this
+                                launch, so every schedule gives the same result */
     int ndim;
     int64_t n;               /* work items */
     int64_t src_off, dst_off;

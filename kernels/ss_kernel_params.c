@@ -203,19 +203,45 @@ static void try_vectorize(ss_klaunch *L) {
 typedef struct {
     ss_kprog *p;
     int elem;
+    int aliased;
     buf_room room[SS_KB_COUNT];
     char *why;
     size_t why_len;
 } builder;
 
-/* Append launch: work items over `sizes`, reading (src_buf, soff, sstr) and
- * writing (dst_buf, doff, dstr); for INDEX kinds dstr is ignored. */
+static int same_memory(const builder *b, int x, int y) {
+    return x == y || (b->aliased && (x == SS_KB_INPUT || x == SS_KB_SRC) &&
+                      (y == SS_KB_INPUT || y == SS_KB_SRC));
+}
+
+/* Is the launch order-independent? Loads never see a store when src and dst
+ * are different memory or their ranges are disjoint, and stores never collide
+ * when the dst pattern is injective. (Used by the emulator to run any schedule
+ * as one forward pass; a conservative "no" only costs speed.) */
+static int order_independent(const builder *b, int kind, int ndim, const int64_t *sizes,
+                             int src_buf, int64_t soff, const int64_t *sstr, int dst_buf,
+                             int64_t doff, const int64_t *dstr) {
+    if (kind == SS_KL_INDEX_BUILD) return 1;   /* loads read no memory; dst is the index list */
+    ss_view d = {.offset = doff, .ndim = ndim};
+    memcpy(d.sizes, sizes, sizeof(int64_t) * (size_t)ndim);
+    memcpy(d.strides, dstr, sizeof(int64_t) * (size_t)ndim);
+    if (ss_kview_overlaps_self(&d)) return 0;
+    if (!same_memory(b, src_buf, dst_buf)) return 1;
+    int64_t slo, shi, dlo, dhi;
+    if (view_span(soff, ndim, sizes, sstr, &slo, &shi) || view_span(doff, ndim, sizes, dstr, &dlo, &dhi))
+        return 0;
+    return shi < dlo || dhi < slo;
+}
+
+/* Append a launch: work items over `sizes`, reading (src_buf, soff, sstr) and
+ * writing (dst_buf, doff, dstr). For INDEX kinds (doff, dstr) is the slice the
+ * index list holds, and the kernel itself writes its dst contiguously. */
 static int add_launch(builder *b, int kind, int ndim, const int64_t *sizes, int src_buf,
                       int64_t soff, const int64_t *sstr, int dst_buf, int64_t doff,
                       const int64_t *dstr) {
     ss_klaunch *L = &b->p->launch[b->p->nlaunch];
-    memset(L, 0, sizeof *L);
     L->kind = kind;
+    L->vec = 0;
     L->src_buf = src_buf;
     L->dst_buf = dst_buf;
     L->elem = b->elem;
@@ -245,6 +271,7 @@ static int add_launch(builder *b, int kind, int ndim, const int64_t *sizes, int 
                  b->p->nlaunch, (long long)L->n, (long long)((w.hi - w.lo) / b->elem));
         return -1;
     }
+    L->indep = order_independent(b, kind, ndim, sizes, src_buf, soff, sstr, dst_buf, doff, dstr);
     coalesce(L);
     try_vectorize(L);
     b->p->nlaunch++;
@@ -260,7 +287,8 @@ static void fmt_sizes(char *out, size_t n, const ss_view *v) {
 
 ss_run_status ss_kprog_build(ss_kernel_id k, const ss_op *op, size_t guard_in, size_t guard_src,
                              ss_kprog *prog, char *why, size_t why_len) {
-    memset(prog, 0, sizeof *prog);
+    prog->nlaunch = prog->staged = 0;
+    prog->tmp_bytes = prog->idx_bytes = 0;
     const ss_view *in = &op->input, *src = &op->src;
     const int e = (int)op->elem_size;
     if ((e != 1 && e != 2 && e != 4 && e != 8 && e != 16) || in->ndim < 0 ||
@@ -300,7 +328,7 @@ ss_run_status ss_kprog_build(ss_kernel_id k, const ss_op *op, size_t guard_in, s
     ss_view src_walk = *src;
     memcpy(src_walk.strides, sstr, sizeof sstr);
 
-    builder b = {prog, e, {{0, 0}}, why, why_len};
+    builder b = {prog, e, op->src_aliased, {{0, 0}}, why, why_len};
     const int64_t in_bytes = op->input_storage_numel * e;
     b.room[SS_KB_INPUT] = (buf_room){-(int64_t)guard_in, in_bytes + (int64_t)guard_in};
     b.room[SS_KB_SRC] = op->src_aliased ? b.room[SS_KB_INPUT]
@@ -329,7 +357,7 @@ ss_run_status ss_kprog_build(ss_kernel_id k, const ss_op *op, size_t guard_in, s
         prog->idx_bytes = n / e * 8;
         b.room[SS_KB_IDX] = (buf_room){0, prog->idx_bytes};
         if (add_launch(&b, SS_KL_INDEX_BUILD, dst.ndim, dst.sizes, SS_KB_INPUT, dst.offset,
-                       dst.strides, SS_KB_IDX, 0, NULL))
+                       dst.strides, SS_KB_IDX, 0, cstr))
             return SS_RUN_FAILED;
     }
     int from = SS_KB_SRC;
@@ -347,7 +375,7 @@ ss_run_status ss_kprog_build(ss_kernel_id k, const ss_op *op, size_t guard_in, s
     }
     if (k == SS_KERNEL_INDEX)
         return add_launch(&b, SS_KL_INDEX_SCATTER, dst.ndim, dst.sizes, from, from_off, from_str,
-                          SS_KB_INPUT, 0, NULL) ? SS_RUN_FAILED : SS_RUN_OK;
+                          SS_KB_INPUT, dst.offset, dst.strides) ? SS_RUN_FAILED : SS_RUN_OK;
     return add_launch(&b, SS_KL_COPY, dst.ndim, dst.sizes, from, from_off, from_str,
                       SS_KB_INPUT, dst.offset, dst.strides) ? SS_RUN_FAILED : SS_RUN_OK;
 }
