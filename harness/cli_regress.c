@@ -1,0 +1,235 @@
+/* cli_regress.c - `ssfuzz regress`: replay cases on their targets and check their expectations. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "ss_cli.h"
+#include "ss_expect.h"
+#include "ss_files.h"
+#include "ss_regress_out.h"
+#include "ss_replay.h"
+
+static void usage(FILE *f) {
+    fprintf(f,
+        "usage: ssfuzz regress CASE|DIR... [options]\n"
+        "  --target T        check only target T (repeatable; default: every available non-mutant,\n"
+        "                    plus the mutants each case's expect block names)\n"
+        "  --junit FILE      write JUnit XML (one testcase per case and target)\n"
+        "  --sarif FILE      write SARIF 2.1.0 (one result per failed expectation)\n"
+        "  --seed N          seed of the random schedule (default 1)\n"
+        "  --max-bytes N     byte budget of one case's storages (default %zu)\n"
+        "  -q, --quiet       print only failures and the summary\n"
+        "Emulator targets run under every schedule.\n"
+        "exit: 0 every expectation holds, 1 one failed, 2 invalid case or usage,\n"
+        "      3 a requested target unavailable\n",
+        (size_t)SS_DEFAULT_MAX_BYTES);
+}
+
+typedef struct regress {
+    const ss_target *requested[SS_REPLAY_MAX_TARGETS];
+    size_t n_requested;
+    int quiet, exit_code, oom;
+    size_t n_cases, n_invalid;
+    ss_check_list checks;
+} regress;
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void record(regress *g, const char *path, const char *target, const char *schedule,
+                   ss_check_status st, double secs, const char *sig, const char *msg,
+                   const ss_diff *diff, int ndim) {
+    if (ss_check_list_add(&g->checks, path, target, schedule, st, secs, sig, msg, diff, ndim)) g->oom = 1;
+    if (st == SS_CHECK_FAILED) {
+        fprintf(stderr, "FAIL %s %s: %s\n", path, target, msg);
+        g->exit_code = ss_exit_worse(g->exit_code, SS_EXIT_FINDING);
+    } else if (st == SS_CHECK_ERROR) {
+        fprintf(stderr, "%s: invalid: %s\n", path, msg);
+        g->exit_code = ss_exit_worse(g->exit_code, SS_EXIT_USAGE);
+        g->n_invalid++;
+    }
+}
+
+static void invalid(regress *g, const char *path, const ss_error *err) {
+    char msg[400];
+    snprintf(msg, sizeof msg, "%s: %s", err->field, err->msg);
+    record(g, path, "(case)", NULL, SS_CHECK_ERROR, 0, "invalid-case", msg, NULL, 0);
+}
+
+/* Targets to run on this case, and the expectation of each; skips are recorded. */
+static size_t choose(regress *g, const char *path, const ss_expect *x, const ss_target **run) {
+    size_t n = 0;
+    const size_t total = g->n_requested ? g->n_requested : ss_target_count();
+    for (size_t i = 0; i < total && n < SS_REPLAY_MAX_TARGETS; i++) {
+        const ss_target *t = g->n_requested ? g->requested[i] : ss_target_at(i);
+        const char *why = t->unavailable(t);
+        const ss_expect_kind k = ss_expect_of(x, t, NULL);
+        if (k == SS_EXPECT_SKIP) {
+            if (g->n_requested)
+                record(g, path, t->name, NULL, SS_CHECK_SKIPPED, 0, "", "mutant not named by the "
+                       "case's expect block", NULL, 0);
+            continue;
+        }
+        if (why) {
+            if (!g->n_requested && !t->mutant) continue;   /* e.g. cuda:* on a machine without a GPU */
+            char msg[300];
+            snprintf(msg, sizeof msg, "unavailable: %s", why);
+            record(g, path, t->name, NULL, SS_CHECK_SKIPPED, 0, "", msg, NULL, 0);
+            if (g->n_requested) g->exit_code = ss_exit_worse(g->exit_code, SS_EXIT_TARGET);
+            continue;
+        }
+        run[n++] = t;
+    }
+    return n;
+}
+
+static void check_case(regress *g, ss_replay_ctx *rc, const char *path) {
+    g->n_cases++;
+    ss_error err;
+    ss_expect x;
+    ss_case_free(&rc->c);
+    ss_case_init(&rc->c);
+    if (ss_case_load(path, &rc->c, &err) || ss_expect_parse(rc->c.expect, &x, &err)) {
+        invalid(g, path, &err);
+        return;
+    }
+    rc->opts.n_targets = choose(g, path, &x, rc->opts.targets);
+    ss_replay_case_result r;
+    ss_replay_loaded(rc, path, &r);
+    if (!r.ran) {
+        if (r.exit_code == SS_EXIT_USAGE) invalid(g, path, &r.err);
+        else record(g, path, "(case)", NULL, SS_CHECK_ERROR, 0, "invalid-case", "out of memory", NULL, 0);
+        ss_replay_case_result_free(&r);
+        return;
+    }
+    const size_t before = g->checks.n;
+    if (x.reject && r.ref_status != SS_RUN_REJECTED)
+        record(g, path, "reference", NULL, SS_CHECK_FAILED, 0, "reference-accepted",
+               "expected the reference to reject the case (input view with internal overlap), it ran",
+               NULL, 0);
+    for (size_t i = 0, k = 0; i < rc->opts.n_targets; i++) {
+        const ss_target *t = rc->opts.targets[i];
+        size_t j = k;
+        while (j < r.runs && !strcmp(r.run[j].target, t->name)) j++;
+        const char *sig = NULL;
+        const ss_expect_kind kind = ss_expect_of(&x, t, &sig);
+        ss_expect_outcome o;
+        ss_expect_judge(kind, sig, &rc->plan, r.run + k, j - k, &o);
+        const ss_replay_run *s = o.shown;
+        const int has_diff = s && (s->res.verdict == SS_MISMATCH || s->res.verdict == SS_GUARD_WRITE);
+        record(g, path, t->name, s ? s->schedule : NULL, o.held ? SS_CHECK_HELD : SS_CHECK_FAILED,
+               o.seconds, o.signature, o.message, has_diff ? &s->res.diff : NULL, rc->plan.op.input.ndim);
+        k = j;
+    }
+    size_t held = 0, skipped = 0, failed = 0;
+    for (size_t i = before; i < g->checks.n; i++) {
+        held += g->checks.r[i].status == SS_CHECK_HELD;
+        failed += g->checks.r[i].status == SS_CHECK_FAILED;
+    }
+    for (size_t i = 0; i < g->checks.n; i++)
+        skipped += g->checks.r[i].status == SS_CHECK_SKIPPED && !strcmp(g->checks.r[i].case_path, path);
+    if (!g->quiet && !failed)
+        printf("ok %s: %zu expectation%s hold%s%s", path, held, held == 1 ? "" : "s", held == 1 ? "s" : "",
+               skipped ? "" : "\n");
+    if (!g->quiet && !failed && skipped) printf(" (%zu skipped)\n", skipped);
+    ss_replay_case_result_free(&r);
+}
+
+static int parse_args(regress *g, ss_replay_opts *o, const char **junit, const char **sarif,
+                      int argc, char **argv) {
+    static const struct option longopts[] = {
+        {"target", required_argument, 0, 't'}, {"junit", required_argument, 0, 'j'},
+        {"sarif", required_argument, 0, 'S'},  {"seed", required_argument, 0, 's'},
+        {"max-bytes", required_argument, 0, 'm'}, {"quiet", no_argument, 0, 'q'},
+        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+    optind = 1;
+    int ch;
+    while ((ch = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+        ss_error err;
+        uint64_t v;
+        switch (ch) {
+        case 't': {
+            ss_replay_opts tmp;
+            ss_replay_opts_init(&tmp);
+            if (ss_replay_add_target(&tmp, optarg, &err)) goto bad;
+            size_t i = 0;
+            while (i < g->n_requested && g->requested[i] != tmp.targets[0]) i++;
+            if (i == g->n_requested) {
+                if (g->n_requested == SS_REPLAY_MAX_TARGETS) {
+                    ss_fail(&err, "--target", "at most %d targets", SS_REPLAY_MAX_TARGETS);
+                    goto bad;
+                }
+                g->requested[g->n_requested++] = tmp.targets[0];
+            }
+            break;
+        }
+        case 'j': *junit = optarg; break;
+        case 'S': *sarif = optarg; break;
+        case 's': if (ss_parse_u64("--seed", optarg, &o->seed, &err)) goto bad; break;
+        case 'm':
+            if (ss_parse_u64("--max-bytes", optarg, &v, &err)) goto bad;
+            o->max_bytes = (size_t)v;
+            break;
+        case 'q': g->quiet = 1; break;
+        case 'h': usage(stdout); return 1;
+        default: usage(stderr); return -1;
+        bad:
+            fprintf(stderr, "ssfuzz regress: %s: %s\n", err.field, err.msg);
+            return -1;
+        }
+    }
+    if (optind >= argc) { usage(stderr); return -1; }
+    return 0;
+}
+
+int ss_cmd_regress(int argc, char **argv) {
+    regress g;
+    memset(&g, 0, sizeof g);
+    ss_replay_opts o;
+    ss_replay_opts_init(&o);
+    const char *junit = NULL, *sarif = NULL;
+    const int pa = parse_args(&g, &o, &junit, &sarif, argc, argv);
+    if (pa) return pa > 0 ? SS_EXIT_OK : SS_EXIT_USAGE;
+    ss_pathlist files = {0};
+    for (int i = optind; i < argc; i++) {
+        ss_error err;
+        size_t len = strlen(argv[i]);
+        while (len > 1 && argv[i][len - 1] == '/') argv[i][--len] = 0;   /* "corpus/" names files "corpus/x" */
+        if (ss_collect_cases(argv[i], &files, &err)) {
+            fprintf(stderr, "ssfuzz regress: %s: %s\n", err.field, err.msg);
+            ss_pathlist_free(&files);
+            return SS_EXIT_USAGE;
+        }
+    }
+    const double t0 = now_s();
+    ss_replay_ctx rc;
+    ss_replay_ctx_init(&rc, &o);
+    for (size_t i = 0; i < files.count; i++) check_case(&g, &rc, files.paths[i]);
+    ss_replay_ctx_free(&rc);
+    const double secs = now_s() - t0;
+    ss_error err;
+    if (junit && ss_junit_write(junit, &g.checks, secs, &err)) {
+        fprintf(stderr, "ssfuzz regress: --junit %s: %s\n", junit, err.msg);
+        g.exit_code = ss_exit_worse(g.exit_code, SS_EXIT_USAGE);
+    }
+    if (sarif && ss_sarif_write(sarif, &g.checks, &err)) {
+        fprintf(stderr, "ssfuzz regress: --sarif %s: %s\n", sarif, err.msg);
+        g.exit_code = ss_exit_worse(g.exit_code, SS_EXIT_USAGE);
+    }
+    if (g.oom) {
+        fprintf(stderr, "ssfuzz regress: out of memory recording results\n");
+        g.exit_code = ss_exit_worse(g.exit_code, SS_EXIT_TARGET);
+    }
+    size_t c[4] = {0};
+    for (size_t i = 0; i < g.checks.n; i++) c[g.checks.r[i].status]++;
+    printf("regress: %zu case%s, %zu check%s: %zu held, %zu failed, %zu skipped, %zu invalid case%s (%.2f s)\n",
+           g.n_cases, g.n_cases == 1 ? "" : "s", c[0] + c[1], c[0] + c[1] == 1 ? "" : "s", c[0], c[1], c[2],
+           g.n_invalid, g.n_invalid == 1 ? "" : "s", secs);
+    ss_check_list_free(&g.checks);
+    ss_pathlist_free(&files);
+    return g.exit_code;
+}

@@ -1,0 +1,146 @@
+/* ss_expect.c - parse a case's expect block and judge a target's runs against it. */
+#include <stdio.h>
+#include <string.h>
+#include <cjson/cJSON.h>
+#include "ss_expect.h"
+
+static int known_signature(const char *s) {
+    if (!strcmp(s, "any")) return 1;
+    for (int v = SS_MISMATCH; v <= SS_TARGET_TIMEOUT; v++)
+        if (v != SS_TARGET_UNAVAILABLE && !strcmp(s, ss_verdict_name((ss_verdict)v))) return 1;
+    return 0;
+}
+
+static int add(ss_expect *x, const char *field, const char *name, ss_expect_kind kind,
+               const char *sig, ss_error *err) {
+    const ss_target *t = ss_target_find(name);
+    if (!t) return ss_fail(err, field, "unknown target \"%.60s\" (ssfuzz targets lists them)", name);
+    for (size_t i = 0; i < x->n; i++)
+        if (x->e[i].target == t) return ss_fail(err, field, "target \"%s\" named twice", name);
+    if (x->n == SS_EXPECT_MAX) return ss_fail(err, field, "at most %d targets", SS_EXPECT_MAX);
+    ss_expect_entry *e = &x->e[x->n++];
+    e->target = t;
+    e->kind = kind;
+    snprintf(e->signature, sizeof e->signature, "%s", sig ? sig : "");
+    return 0;
+}
+
+static int parse_agree(const cJSON *a, ss_expect *x, ss_error *err) {
+    if (cJSON_IsString(a) && !strcmp(a->valuestring, "*")) return 0;
+    if (!cJSON_IsArray(a))
+        return ss_fail(err, "expect.agree", "must be \"*\" or an array of target names");
+    int i = 0;
+    for (const cJSON *it = a->child; it; it = it->next, i++) {
+        char field[48];
+        snprintf(field, sizeof field, "expect.agree[%d]", i);
+        if (!cJSON_IsString(it)) return ss_fail(err, field, "must be a target name or \"*\"");
+        if (!strcmp(it->valuestring, "*")) continue;
+        SS_TRY(add(x, field, it->valuestring, SS_EXPECT_AGREE, NULL, err));
+    }
+    return 0;
+}
+
+int ss_expect_parse(const cJSON *block, ss_expect *x, ss_error *err) {
+    memset(x, 0, sizeof *x);
+    if (!block) return 0;
+    if (!cJSON_IsObject(block)) return ss_fail(err, "expect", "must be an object");
+    for (const cJSON *it = block->child; it; it = it->next) {
+        if (!strcmp(it->string, "agree")) {
+            SS_TRY(parse_agree(it, x, err));
+        } else if (!strcmp(it->string, "reject")) {
+            if (!cJSON_IsBool(it)) return ss_fail(err, "expect.reject", "must be true or false");
+            x->reject = cJSON_IsTrue(it);
+        } else if (!strcmp(it->string, "fail")) {
+            if (!cJSON_IsObject(it))
+                return ss_fail(err, "expect.fail", "must map target names to failure signatures");
+            for (const cJSON *f = it->child; f; f = f->next) {
+                char field[128];
+                snprintf(field, sizeof field, "expect.fail.%.100s", f->string);
+                if (!cJSON_IsString(f) || !known_signature(f->valuestring))
+                    return ss_fail(err, field, "must be a failure signature (mismatch, guard-band write, "
+                                               "rejected-by-target-only, accepted-invalid, crash, timeout, any)");
+                SS_TRY(add(x, field, f->string, SS_EXPECT_FAIL, f->valuestring, err));
+            }
+        } else {
+            char field[128];
+            snprintf(field, sizeof field, "expect.%.100s", it->string);
+            return ss_fail(err, field, "unknown field (agree, fail, reject)");
+        }
+    }
+    return 0;
+}
+
+ss_expect_kind ss_expect_of(const ss_expect *x, const ss_target *t, const char **signature) {
+    for (size_t i = 0; i < x->n; i++)
+        if (x->e[i].target == t) {
+            if (signature) *signature = x->e[i].signature;
+            return x->e[i].kind;
+        }
+    return t->mutant ? SS_EXPECT_SKIP : SS_EXPECT_AGREE;
+}
+
+/* "under lockstep" for scheduled runs, "" otherwise. */
+static const char *where(const ss_replay_run *r, char *buf, size_t n) {
+    if (r->schedule) snprintf(buf, n, " under %s", r->schedule);
+    else buf[0] = 0;
+    return buf;
+}
+
+static void describe(const ss_plan *plan, const ss_replay_run *r, char *out, size_t n) {
+    if (r->res.verdict == SS_MISMATCH || r->res.verdict == SS_GUARD_WRITE)
+        ss_diff_format(plan, &r->res.diff, out, n);
+    else if (r->res.verdict == SS_ACCEPTED_INVALID)
+        snprintf(out, n, "ran a case whose input view has internal overlap");
+    else
+        snprintf(out, n, "%s", r->res.why[0] ? r->res.why : "no reason given");
+}
+
+void ss_expect_judge(ss_expect_kind kind, const char *signature, const ss_plan *plan,
+                     const ss_replay_run *runs, size_t n, ss_expect_outcome *out) {
+    memset(out, 0, sizeof *out);
+    const ss_replay_run *bad = NULL, *match = NULL;
+    size_t n_bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        const ss_verdict v = runs[i].res.verdict;
+        out->seconds += runs[i].seconds;
+        if (v == SS_AGREE) continue;
+        n_bad++;
+        if (!bad) bad = &runs[i];
+        if (!match && kind == SS_EXPECT_FAIL &&
+            (!strcmp(signature, "any") || !strcmp(signature, ss_verdict_name(v))))
+            match = &runs[i];
+    }
+    char w[48], detail[640];
+    if (kind == SS_EXPECT_AGREE) {
+        out->held = bad == NULL;
+        out->shown = bad;
+        snprintf(out->signature, sizeof out->signature, "%s",
+                 bad ? ss_verdict_name(bad->res.verdict) : "agree");
+        if (!bad) {
+            snprintf(out->message, sizeof out->message, "agrees (%zu run%s)", n, n == 1 ? "" : "s");
+            return;
+        }
+        describe(plan, bad, detail, sizeof detail);
+        snprintf(out->message, sizeof out->message, "expected agreement, got %s%s (%zu of %zu runs): %s",
+                 ss_verdict_name(bad->res.verdict), where(bad, w, sizeof w), n_bad, n, detail);
+        return;
+    }
+    out->held = match != NULL;
+    out->shown = match ? match : bad;
+    if (match) {
+        describe(plan, match, detail, sizeof detail);
+        snprintf(out->signature, sizeof out->signature, "%s", ss_verdict_name(match->res.verdict));
+        snprintf(out->message, sizeof out->message, "fails as expected: %s%s: %s",
+                 ss_verdict_name(match->res.verdict), where(match, w, sizeof w), detail);
+    } else if (bad) {
+        describe(plan, bad, detail, sizeof detail);
+        snprintf(out->signature, sizeof out->signature, "%s", ss_verdict_name(bad->res.verdict));
+        snprintf(out->message, sizeof out->message, "expected %s under at least one schedule, got %s%s: %s",
+                 signature, ss_verdict_name(bad->res.verdict), where(bad, w, sizeof w), detail);
+    } else {
+        snprintf(out->signature, sizeof out->signature, "missed-expected-failure");
+        snprintf(out->message, sizeof out->message,
+                 "expected %s under at least one schedule, but all %zu run%s agreed with the reference",
+                 signature, n, n == 1 ? "" : "s");
+    }
+}

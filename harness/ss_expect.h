@@ -1,0 +1,60 @@
+/* ss_expect.h - a case's `expect` block: which targets must agree, which must fail, and how.
+ *
+ *   "expect": {"agree": "*" | ["*", "emu:mut-step-ignored", ...],
+ *              "fail": {"emu:mut-alias-unchecked": "mismatch", ...},
+ *              "reject": true}
+ *
+ * Every non-mutant target must agree with the reference (or reject alike)
+ * unless `fail` names it; a mutant is checked only where `agree` or `fail`
+ * names it. A `fail` entry holds when its signature (an ss_verdict_name, or
+ * "any") shows up under at least one schedule. `reject`: the reference itself
+ * must reject the case (input view with internal overlap). */
+#ifndef SS_EXPECT_H
+#define SS_EXPECT_H
+
+#include "ss_check.h"
+#include "ss_error.h"
+#include "ss_replay.h"
+#include "ss_target.h"
+
+struct cJSON;
+
+#define SS_EXPECT_MAX 64
+
+typedef enum ss_expect_kind {
+    SS_EXPECT_SKIP = 0,     /* a mutant the case does not name: not run */
+    SS_EXPECT_AGREE,
+    SS_EXPECT_FAIL
+} ss_expect_kind;
+
+typedef struct ss_expect_entry {
+    const ss_target *target;
+    ss_expect_kind kind;
+    char signature[32];     /* SS_EXPECT_FAIL: a verdict name or "any" */
+} ss_expect_entry;
+
+typedef struct ss_expect {
+    int reject;
+    size_t n;
+    ss_expect_entry e[SS_EXPECT_MAX];
+} ss_expect;
+
+/* Parse (NULL block: defaults). -1 with err naming the field on anything
+ * unknown: a misspelt target must not silently weaken the suite. */
+int ss_expect_parse(const struct cJSON *block, ss_expect *out, ss_error *err);
+/* What the case expects of t; *signature is set for SS_EXPECT_FAIL. */
+ss_expect_kind ss_expect_of(const ss_expect *x, const ss_target *t, const char **signature);
+
+/* The verdict of a target over its runs (one per schedule), against what was expected. */
+typedef struct ss_expect_outcome {
+    int held;
+    double seconds;             /* all runs together */
+    const ss_replay_run *shown; /* the run the message describes (may be NULL) */
+    char signature[32];         /* what was observed: a verdict name, or "missed-expected-failure" */
+    char message[1024];         /* one line */
+} ss_expect_outcome;
+
+void ss_expect_judge(ss_expect_kind kind, const char *signature, const ss_plan *plan,
+                     const ss_replay_run *runs, size_t n, ss_expect_outcome *out);
+
+#endif
