@@ -147,7 +147,7 @@ static int get_dims(const cJSON *parent, const char *path, const char *key, int6
                     int *len, ss_error *err) {
     const cJSON *arr;
     field_name f;
-    char ef[sizeof(field_name) + 8];   /* room for "[15]"; ss_fail truncates */
+    char ef[sizeof(field_name) + 16];   /* room for the index; ss_fail truncates */
     SS_TRY(get(parent, path, key, 1, &arr, err));
     join(f, path, key);
     if (!cJSON_IsArray(arr)) return ss_fail(err, f, "must be an array of integers");
