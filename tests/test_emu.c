@@ -180,6 +180,39 @@ static void test_unchecked_alias_lockstep_vs_forward(void **state) {
     ss_check_ctx_free(&ctx);
 }
 
+/* Order-dependent launches (a mutant that never stages) under each schedule:
+ * one wave is always right, warp groups and random groups are not, and the
+ * random schedule is a function of its seed. */
+static void test_dependent_launch_schedules(void **state) {
+    (void)state;
+    const ss_target *t = ss_target_find("emu:mut-alias-unchecked");
+    ss_check_ctx ctx;
+    ss_check_ctx_init(&ctx);
+    for (int w = 0; w < 3; w++) {
+        ss_op op = w == 0 ? tu_op(4, 1000, tu_contig(0, 1, TU_ARR(1000)), tu_contig(0, 1, TU_ARR(999)), 0, 1, 1, 0, 0, 1)
+                 : w == 1 ? tu_op(2, 4000, tu_contig(0, 2, TU_ARR(40, 100)), tu_view(0, 2, TU_ARR(40, 97), TU_ARR(100, 1)), 1, 1, 3, 0, 0, 1)
+                 : tu_op(8, 3000, tu_contig(0, 2, TU_ARR(100, 30)), tu_view(30, 2, TU_ARR(99, 30), TU_ARR(30, 1)), 0, 0, 0, 1, -1, 1);
+        ss_case c = case_of(op, 5);
+        char detail[768];
+        if (check_one(&ctx, &c, t, SS_SCHED_LOCKSTEP, 1, detail, sizeof detail) != SS_AGREE) fail_msg("%s", detail);
+        const int fw = check_one(&ctx, &c, t, SS_SCHED_FORWARD, 1, NULL, 0) == SS_MISMATCH;
+        const int rv = check_one(&ctx, &c, t, SS_SCHED_REVERSE, 1, NULL, 0) == SS_MISMATCH;
+        assert_true(fw != rv);   /* exactly one direction reads stored items */
+        assert_int_equal(check_one(&ctx, &c, t, SS_SCHED_WARP, 1, NULL, 0), fw ? SS_MISMATCH : SS_AGREE);
+        int random_mismatch = 0;
+        for (uint64_t seed = 1; seed <= 4; seed++) {
+            random_mismatch += check_one(&ctx, &c, t, SS_SCHED_RANDOM, seed, NULL, 0) == SS_MISMATCH;
+            const ss_storage *got = &ctx.tgt_in;
+            uint8_t first[8 * 4000];
+            memcpy(first, ss_storage_data(got), got->bytes);
+            check_one(&ctx, &c, t, SS_SCHED_RANDOM, seed, NULL, 0);
+            assert_memory_equal(first, ss_storage_data(got), got->bytes);
+        }
+        assert_true(random_mismatch > 0);
+    }
+    ss_check_ctx_free(&ctx);
+}
+
 /* The bulk forward copy must equal the item-by-item forward loop, overlap included. */
 static void test_forward_bulk_matches_item_loop(void **state) {
     (void)state;
@@ -208,6 +241,7 @@ int main(void) {
         cmocka_unit_test(test_hand_cases_all_schedules),
         cmocka_unit_test(test_unchecked_alias_lockstep_vs_forward),
         cmocka_unit_test(test_forward_bulk_matches_item_loop),
+        cmocka_unit_test(test_dependent_launch_schedules),
         cmocka_unit_test(test_generated_cases),
         cmocka_unit_test(test_generated_large_cases),
     };
