@@ -1,0 +1,233 @@
+/* cli_fuzz.c - `ssfuzz fuzz`: options, start-up checks, signals, and the final summary. */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "ss_cli.h"
+#include "ss_files.h"
+#include "ss_fuzz.h"
+#include "ss_replay.h"
+
+static volatile sig_atomic_t stop_flag;
+static void on_signal(int sig) { (void)sig; stop_flag = 1; }
+
+static void usage(FILE *f) {
+    fprintf(f,
+        "usage: ssfuzz fuzz [--target T]... [--time SECONDS | --cases N] [options]\n\n"
+        "Generates seeded cases (layouts, slice bounds, aliasing src/input pairs), runs the\n"
+        "reference and every target on each, and writes each new failure as a minimized\n"
+        "JSON reproducer. Without arguments: 60 s on the default targets (cuda:* kernels\n"
+        "when a GPU is usable, else emu:* kernels; never mutants).\n\n"
+        "  -t, --target T       target to fuzz (repeatable; `ssfuzz targets` lists them)\n"
+        "      --seed N         campaign seed (default: time-based, printed)\n"
+        "      --time SECONDS   stop after this long (default 60 unless --cases is given)\n"
+        "      --cases N        stop after N cases\n"
+        "  -j, --jobs N         worker processes sharing the output directory (default 1)\n"
+        "  -o, --out DIR        reproducer directory (default reports/; created, must be writable)\n"
+        "      --schedule S     emulator schedule: forward, reverse, lockstep, warp, random, all (default all)\n"
+        "      --max-numel N    largest storage numel a generated case may have (default 4194304)\n"
+        "      --max-bytes N    byte budget of one case's storages (default 1 GiB)\n"
+        "      --max-ndim N     largest rank generated (default 6)\n"
+        "      --case-timeout S per-run time limit before a `timeout` finding (default 10)\n"
+        "      --minimize-time S  budget per minimization (default 20)\n"
+        "      --no-swarm       keep every generator feature on in every epoch\n"
+        "  -q, --quiet          no progress line\n\n"
+        "exit: 0 nothing found, 1 findings, 2 usage or unwritable --out, 3 target unavailable\n");
+}
+
+static int parse_seconds(const char *opt, const char *s, double *out) {
+    char *end;
+    double v = strtod(s, &end);
+    if (!*s || *end || !(v > 0) || v > 1e7) {
+        fprintf(stderr, "ssfuzz fuzz: %s: must be a positive number of seconds (got '%s')\n", opt, s);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* Default targets: the correct cuda kernels when every one of them can run, else emu's. */
+static int default_targets(ss_fuzz_config *cfg) {
+    for (int pass = 0; pass < 2 && cfg->n_targets == 0; pass++) {
+        const char *engine = pass == 0 ? "cuda" : "emu";
+        int ok = 1;
+        for (size_t i = 0; i < ss_target_count(); i++) {
+            const ss_target *t = ss_target_at(i);
+            if (t->mutant || strcmp(t->engine, engine)) continue;
+            if (ss_fuzz_probe_unavailable(t)) { ok = 0; break; }
+            cfg->targets[cfg->n_targets++] = t;
+        }
+        if (!ok) cfg->n_targets = 0;
+    }
+    return cfg->n_targets ? 0 : -1;
+}
+
+static void print_summary(const ss_fuzz_config *cfg, const ss_summary *s, FILE *f) {
+    fprintf(f, "fuzz: %llu cases in %.1f s (%.0f cases/s), %ld finding%s in %zu signature%s; "
+               "stopped by %s\n",
+            (unsigned long long)s->cases, s->seconds, s->seconds > 0 ? (double)s->cases / s->seconds : 0.0,
+            ss_summary_hits(s), ss_summary_hits(s) == 1 ? "" : "s", s->n, s->n == 1 ? "" : "s",
+            s->stopped_by);
+    for (size_t i = 0; i < s->n; i++) {
+        const ss_summary_sig *g = &s->sigs[i];
+        fprintf(f, "  %-24s %-30s %-9s %6ld hit%s, %ld new reproducer%s%s%s\n", g->kind, g->target,
+                g->schedule, g->hits, g->hits == 1 ? " " : "s", g->reproducers,
+                g->reproducers == 1 ? "" : "s", g->first_file[0] ? ": " : "", g->first_file);
+    }
+    if (s->skipped) fprintf(f, "  %ld generated case%s skipped (byte budget)\n", s->skipped, s->skipped == 1 ? "" : "s");
+    fprintf(f, "reproduce: ssfuzz fuzz --seed %llu --cases %llu", (unsigned long long)s->seed,
+            (unsigned long long)s->cases);
+    for (size_t i = 0; i < cfg->n_targets; i++) fprintf(f, " --target %s", cfg->targets[i]->name);
+    fprintf(f, "%s%s%s\n", cfg->all_schedules ? "" : " --schedule ",
+            cfg->all_schedules ? "" : ss_schedule_name(cfg->schedule), cfg->gen.swarm ? "" : " --no-swarm");
+    fprintf(f, "summary: %s/summary.json\n", cfg->out);
+}
+
+int ss_cmd_fuzz(int argc, char **argv) {
+    ss_fuzz_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    ss_gen_config_default(&cfg.gen);
+    cfg.jobs = 1;
+    cfg.all_schedules = 1;
+    cfg.case_timeout = 10;
+    cfg.minimize_seconds = 20;
+    const char *out = "reports";
+    int have_seed = 0, quiet = 0;
+    uint64_t v;
+    ss_error err;
+    enum { O_SEED = 256, O_TIME, O_CASES, O_SCHED, O_NUMEL, O_BYTES, O_NDIM, O_TIMEOUT, O_MINTIME, O_NOSWARM };
+    static const struct option opts[] = {
+        {"target", required_argument, 0, 't'}, {"seed", required_argument, 0, O_SEED},
+        {"time", required_argument, 0, O_TIME}, {"cases", required_argument, 0, O_CASES},
+        {"jobs", required_argument, 0, 'j'}, {"out", required_argument, 0, 'o'},
+        {"schedule", required_argument, 0, O_SCHED}, {"max-numel", required_argument, 0, O_NUMEL},
+        {"max-bytes", required_argument, 0, O_BYTES}, {"max-ndim", required_argument, 0, O_NDIM},
+        {"case-timeout", required_argument, 0, O_TIMEOUT},
+        {"minimize-time", required_argument, 0, O_MINTIME}, {"no-swarm", no_argument, 0, O_NOSWARM},
+        {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":t:j:o:qh", opts, NULL)) != -1) {
+        switch (c) {
+        case 't': {
+            const ss_target *t = ss_target_find(optarg);
+            if (!t) {
+                fprintf(stderr, "ssfuzz fuzz: --target: unknown target '%s' (ssfuzz targets lists them)\n", optarg);
+                return SS_EXIT_USAGE;
+            }
+            if (cfg.n_targets == SS_FUZZ_MAX_TARGETS) { fprintf(stderr, "ssfuzz fuzz: too many targets\n"); return SS_EXIT_USAGE; }
+            cfg.targets[cfg.n_targets++] = t;
+            break;
+        }
+        case O_SEED: if (ss_parse_u64("--seed", optarg, &cfg.seed, &err)) goto bad; have_seed = 1; break;
+        case O_TIME: if (parse_seconds("--time", optarg, &cfg.seconds)) return SS_EXIT_USAGE; break;
+        case O_CASES:
+            if (ss_parse_u64("--cases", optarg, &cfg.cases, &err)) goto bad;
+            if (!cfg.cases) { fprintf(stderr, "ssfuzz fuzz: --cases: must be >= 1\n"); return SS_EXIT_USAGE; }
+            break;
+        case 'j':
+            if (ss_parse_u64("--jobs", optarg, &v, &err)) goto bad;
+            if (v < 1 || v > 256) { fprintf(stderr, "ssfuzz fuzz: --jobs: must be in [1, 256]\n"); return SS_EXIT_USAGE; }
+            cfg.jobs = (int)v;
+            break;
+        case 'o': out = optarg; break;
+        case O_SCHED:
+            if (!strcmp(optarg, "all")) cfg.all_schedules = 1;
+            else if (ss_schedule_from_name(optarg, &cfg.schedule) == 0) cfg.all_schedules = 0;
+            else {
+                fprintf(stderr, "ssfuzz fuzz: --schedule: unknown schedule '%s' (forward, reverse, "
+                                "lockstep, warp, random, all)\n", optarg);
+                return SS_EXIT_USAGE;
+            }
+            break;
+        case O_NUMEL:
+            if (ss_parse_u64("--max-numel", optarg, &v, &err)) goto bad;
+            if (v < 1 || v > (uint64_t)SS_MAX_NUMEL) {
+                fprintf(stderr, "ssfuzz fuzz: --max-numel: must be in [1, 2^40]\n");
+                return SS_EXIT_USAGE;
+            }
+            cfg.gen.max_numel = (int64_t)v;
+            break;
+        case O_BYTES:
+            if (ss_parse_u64("--max-bytes", optarg, &v, &err)) goto bad;
+            if (v < 1 || v > ((uint64_t)1 << 44)) { fprintf(stderr, "ssfuzz fuzz: --max-bytes: must be in [1, 2^44]\n"); return SS_EXIT_USAGE; }
+            cfg.max_bytes = cfg.gen.max_bytes = (size_t)v;
+            break;
+        case O_NDIM:
+            if (ss_parse_u64("--max-ndim", optarg, &v, &err)) goto bad;
+            if (v < 1 || v > SS_MAX_NDIM) { fprintf(stderr, "ssfuzz fuzz: --max-ndim: must be in [1, %d]\n", SS_MAX_NDIM); return SS_EXIT_USAGE; }
+            cfg.gen.max_ndim = (int)v;
+            break;
+        case O_TIMEOUT: if (parse_seconds("--case-timeout", optarg, &cfg.case_timeout)) return SS_EXIT_USAGE; break;
+        case O_MINTIME: if (parse_seconds("--minimize-time", optarg, &cfg.minimize_seconds)) return SS_EXIT_USAGE; break;
+        case O_NOSWARM: cfg.gen.swarm = 0; break;
+        case 'q': quiet = 1; break;
+        case 'h': usage(stdout); return SS_EXIT_OK;
+        case ':': fprintf(stderr, "ssfuzz fuzz: %s needs a value (ssfuzz fuzz --help)\n", argv[optind - 1]); return SS_EXIT_USAGE;
+        default: fprintf(stderr, "ssfuzz fuzz: unknown option '%s' (ssfuzz fuzz --help)\n", argv[optind - 1]); return SS_EXIT_USAGE;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "ssfuzz fuzz: unexpected argument '%s' (ssfuzz fuzz --help)\n", argv[optind]);
+        return SS_EXIT_USAGE;
+    }
+    if (!cfg.seconds && !cfg.cases) cfg.seconds = 60;
+    if (!have_seed) cfg.seed = ((uint64_t)time(NULL) * 1000003u) ^ (uint64_t)getpid();
+    if (ss_ensure_writable_dir(out, &err)) {
+        fprintf(stderr, "ssfuzz fuzz: --out %s is not a writable directory: %s\n", out, err.msg);
+        return SS_EXIT_USAGE;
+    }
+    if (cfg.n_targets == 0 && default_targets(&cfg)) {
+        fprintf(stderr, "ssfuzz fuzz: no default target can run here\n");
+        return SS_EXIT_TARGET;
+    }
+    for (size_t i = 0; i < cfg.n_targets; i++) {
+        const char *why = ss_fuzz_probe_unavailable(cfg.targets[i]);
+        if (why) {
+            fprintf(stderr, "ssfuzz fuzz: target %s is unavailable: %s\n", cfg.targets[i]->name, why);
+            return SS_EXIT_TARGET;
+        }
+    }
+    cfg.out = out;
+    cfg.progress = !quiet && isatty(2);
+    cfg.stop = &stop_flag;
+    char found_by[64];
+    snprintf(found_by, sizeof found_by, "ssfuzz fuzz --seed %llu", (unsigned long long)cfg.seed);
+    cfg.found_by = found_by;
+
+    ss_summary sum;
+    memset(&sum, 0, sizeof sum);
+    sum.schedule = cfg.all_schedules ? "all" : ss_schedule_name(cfg.schedule);
+    for (size_t i = 0, n = 0; i < cfg.n_targets; i++)
+        n += (size_t)snprintf(sum.targets + n, n < sizeof sum.targets ? sizeof sum.targets - n : 0,
+                              "%s%s", i ? "," : "", cfg.targets[i]->name);
+    fprintf(stderr, "fuzz: seed %llu, %zu target%s (%s), %s, out %s\n", (unsigned long long)cfg.seed,
+            cfg.n_targets, cfg.n_targets == 1 ? "" : "s", sum.targets,
+            cfg.cases ? "case limit" : "time limit", out);
+
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    stop_flag = 0;
+    const int rc = ss_fuzz_run(&cfg, &sum);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+
+    print_summary(&cfg, &sum, stdout);
+    if (ss_summary_write(out, &sum, &err))
+        fprintf(stderr, "ssfuzz fuzz: cannot write the summary: %s: %s\n", err.field, err.msg);
+    const long hits = ss_summary_hits(&sum);
+    ss_summary_free(&sum);
+    if (rc) return SS_EXIT_TARGET;
+    return hits ? SS_EXIT_FINDING : SS_EXIT_OK;
+bad:
+    fprintf(stderr, "ssfuzz fuzz: %s: %s\n", err.field, err.msg);
+    return SS_EXIT_USAGE;
+}

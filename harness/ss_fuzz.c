@@ -1,0 +1,495 @@
+/* ss_fuzz.c - the campaign engine: a parent dispatching case batches to fork-server workers. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "ss_check.h"
+#include "ss_fuzz.h"
+#include "ss_minimize.h"
+#include "ss_plan_build.h"
+
+/* Shared with the parent: what the worker is doing right now. */
+typedef struct fz_slot {
+    uint64_t done, skipped, cur_index;
+    int64_t started_ns;        /* start of the run in flight; 0 when idle */
+    int phase;                 /* 0 idle, 1 checking, 2 minimizing */
+    int target, sched, verdict;
+    int stop;                  /* set by the parent: finish the current case and report */
+} fz_slot;
+
+typedef struct fz_cmd { uint64_t first, count; } fz_cmd;   /* count 0: exit */
+
+enum { MSG_DONE = 1, MSG_FINDING = 2 };
+typedef struct fz_msg {        /* < PIPE_BUF, so each write is atomic */
+    int type, is_new, target, sched;
+    uint64_t index;
+    char kind[32];
+    char file[1024];
+    char line[1536];
+} fz_msg;
+
+static int64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+#define LOAD(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
+#define STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
+
+static int io_full(int fd, void *buf, size_t n, int writing) {
+    char *p = buf;
+    while (n) {
+        ssize_t k = writing ? write(fd, p, n) : read(fd, p, n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return -1;
+        p += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+static const char *sched_of(const ss_target *t, int s) {
+    return t->scheduled ? ss_schedule_name((ss_schedule)s) : NULL;
+}
+
+/* ---- worker ------------------------------------------------------------ */
+
+typedef struct fz_worker_state {
+    const ss_fuzz_config *cfg;
+    fz_slot *slot;
+    int res_fd;
+    ss_check_ctx ctx, mctx;    /* campaign and minimization buffers, reused */
+    uint64_t seen[1024];       /* pre-minimization signatures already handled */
+    uint64_t fault_index;      /* test hook (SSFUZZ_TEST_FAULT=crash:N / hang:N) */
+    int fault;                 /* 0 none, 1 crash, 2 hang */
+} fz_worker_state;
+
+typedef struct fz_pred {
+    fz_worker_state *w;
+    const ss_target *t;
+    ss_run_opts ro;
+    ss_verdict want;
+    ss_check_result last;
+} fz_pred;
+
+static int still_fails(const ss_case *c, const ss_plan *plan, void *user) {
+    fz_pred *p = user;
+    STORE(p->w->slot->started_ns, now_ns());   /* the time limit applies per step */
+    ss_run_status ref;
+    char why[256];
+    if (ss_check_prepare(&p->w->mctx, c, plan, &ref, why, sizeof why)) return 0;
+    ss_check_target(&p->w->mctx, plan, ref, p->t, &p->ro, &p->last);
+    return p->last.verdict == p->want;
+}
+
+/* 1 when the (kind, target, schedule, rank, overlap) class was seen before. */
+static int seen_before(fz_worker_state *w, uint64_t key) {
+    key |= 1;
+    for (size_t i = 0, h = key % 1024; i < 1024; i++, h = (h + 1) % 1024) {
+        if (w->seen[h] == key) return 1;
+        if (!w->seen[h]) { w->seen[h] = key; return 0; }
+    }
+    return 1;   /* table full: count the rest as repeats */
+}
+
+static void send_finding(fz_worker_state *w, int ti, int sched, const char *kind,
+                         const char *file, int is_new, const char *line) {
+    fz_msg m;
+    memset(&m, 0, sizeof m);
+    m.type = MSG_FINDING;
+    m.index = LOAD(w->slot->cur_index);
+    m.target = ti;
+    m.sched = sched;
+    m.is_new = is_new;
+    snprintf(m.kind, sizeof m.kind, "%s", kind);
+    snprintf(m.file, sizeof m.file, "%s", file ? file : "");
+    snprintf(m.line, sizeof m.line, "%s", line ? line : "");
+    if (io_full(w->res_fd, &m, sizeof m, 1)) _exit(3);
+}
+
+static void on_finding(fz_worker_state *w, const ss_case *c0, const ss_plan *plan, uint64_t index,
+                       int ti, const ss_run_opts *ro, const ss_check_result *res) {
+    const ss_fuzz_config *cfg = w->cfg;
+    const ss_target *t = cfg->targets[ti];
+    const char *kind = ss_verdict_name(res->verdict);
+    const uint64_t key = ss_gen_mix(((uint64_t)res->verdict << 48) ^ ((uint64_t)ti << 32) ^
+                                    ((uint64_t)ro->schedule << 24) ^ ((uint64_t)plan->op.input.ndim << 8) ^
+                                    (uint64_t)(plan->internal_overlap ? 7 : plan->overlap));
+    if (seen_before(w, key)) {
+        send_finding(w, ti, (int)ro->schedule, kind, NULL, 0, NULL);
+        return;
+    }
+    STORE(w->slot->verdict, (int)res->verdict);
+    STORE(w->slot->phase, 2);
+    ss_case m;
+    fz_pred p = {w, t, *ro, res->verdict, *res};
+    ss_min_stats st = {0};
+    char path[1024] = "", line[1536], detail[512] = "";
+    ss_error err;
+    if (ss_case_copy(&m, c0) == 0) {
+        const ss_min_opts mo = {0, cfg->minimize_seconds, cfg->max_bytes};
+        ss_minimize(&m, &mo, still_fails, &p, &st);
+        ss_plan mp;
+        if (ss_plan_build_limited(&m.op, cfg->max_bytes, &mp, NULL) == 0 && still_fails(&m, &mp, &p)) {
+            if (p.last.verdict == SS_MISMATCH || p.last.verdict == SS_GUARD_WRITE)
+                ss_diff_format(&mp, &p.last.diff, detail, sizeof detail);
+            else
+                snprintf(detail, sizeof detail, "%s", p.last.why);
+        }
+        char found_by[160];
+        snprintf(found_by, sizeof found_by, "%s", cfg->found_by ? cfg->found_by : "ssfuzz fuzz");
+        ss_finding f = {kind, t->name, sched_of(t, (int)ro->schedule), ro->seed, 1, cfg->seed, index,
+                        st.numel_before, st.ndim_before, !st.budget_hit, found_by, detail};
+        const int rc = ss_report_write(cfg->out, &m, &f, path, sizeof path, &err);
+        if (rc < 0) snprintf(line, sizeof line, "%s on %s: cannot write the reproducer: %s: %s",
+                             kind, t->name, err.field, err.msg);
+        else ss_report_line(&m, &f, path, rc == 1, line, sizeof line);
+        send_finding(w, ti, (int)ro->schedule, kind, rc < 0 ? NULL : path, rc == 1, line);
+        ss_case_free(&m);
+    } else {
+        send_finding(w, ti, (int)ro->schedule, kind, NULL, 0, "out of memory copying a finding");
+    }
+    STORE(w->slot->phase, 1);
+}
+
+static void run_case(fz_worker_state *w, uint64_t index) {
+    const ss_fuzz_config *cfg = w->cfg;
+    ss_case c;
+    ss_plan plan;
+    ss_run_status ref;
+    char why[256];
+    ss_gen_case(&cfg->gen, cfg->seed, index, &c, NULL);
+    if (ss_plan_build_limited(&c.op, cfg->max_bytes, &plan, NULL) ||
+        ss_check_prepare(&w->ctx, &c, &plan, &ref, why, sizeof why)) {
+        STORE(w->slot->skipped, w->slot->skipped + 1);
+        return;
+    }
+    for (size_t ti = 0; ti < cfg->n_targets; ti++) {
+        const ss_target *t = cfg->targets[ti];
+        const int all = t->scheduled && cfg->all_schedules;
+        for (int s = all ? 0 : (int)cfg->schedule; s < (all ? SS_SCHED_COUNT : (int)cfg->schedule + 1); s++) {
+            const ss_run_opts ro = {(ss_schedule)s, 1};
+            STORE(w->slot->target, (int)ti);
+            STORE(w->slot->sched, s);
+            STORE(w->slot->started_ns, now_ns());
+            if (w->fault && index == w->fault_index) {
+                if (w->fault == 1) raise(SIGSEGV);
+                for (;;) pause();
+            }
+            ss_check_result res;
+            ss_check_target(&w->ctx, &plan, ref, t, &ro, &res);
+            if (res.verdict == SS_AGREE || res.verdict == SS_TARGET_UNAVAILABLE) continue;
+            on_finding(w, &c, &plan, index, (int)ti, &ro, &res);
+            break;   /* one finding per target and case: the first failing schedule */
+        }
+    }
+}
+
+static void worker_main(const ss_fuzz_config *cfg, fz_slot *slot, int cmd_fd, int res_fd) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    signal(SIGINT, SIG_IGN);    /* the parent decides when to stop */
+    signal(SIGTERM, SIG_IGN);
+    signal(SIGPIPE, SIG_DFL);
+    fz_worker_state *w = calloc(1, sizeof *w);
+    if (!w) _exit(3);
+    w->cfg = cfg;
+    w->slot = slot;
+    w->res_fd = res_fd;
+    ss_check_ctx_init(&w->ctx);
+    ss_check_ctx_init(&w->mctx);
+    w->ctx.max_bytes = w->mctx.max_bytes = cfg->max_bytes;
+    const char *fault = getenv("SSFUZZ_TEST_FAULT");
+    if (fault && (!strncmp(fault, "crash:", 6) || !strncmp(fault, "hang:", 5))) {
+        w->fault = fault[0] == 'c' ? 1 : 2;
+        w->fault_index = strtoull(strchr(fault, ':') + 1, NULL, 10);
+    }
+    fz_cmd cmd;
+    while (io_full(cmd_fd, &cmd, sizeof cmd, 0) == 0 && cmd.count) {
+        for (uint64_t i = cmd.first; i < cmd.first + cmd.count && !LOAD(slot->stop); i++) {
+            STORE(slot->cur_index, i);
+            STORE(slot->phase, 1);
+            run_case(w, i);
+            STORE(slot->phase, 0);
+            STORE(slot->started_ns, 0);
+            STORE(slot->done, slot->done + 1);
+        }
+        fz_msg m;
+        memset(&m, 0, sizeof m);
+        m.type = MSG_DONE;
+        if (io_full(res_fd, &m, sizeof m, 1)) break;
+    }
+    ss_check_ctx_free(&w->ctx);
+    ss_check_ctx_free(&w->mctx);
+    free(w);
+    _exit(0);
+}
+
+/* ---- parent ------------------------------------------------------------ */
+
+typedef struct fz_proc {
+    pid_t pid;
+    int cmd_fd, res_fd;
+    fz_slot *slot;
+    uint64_t first, end;       /* the batch in flight */
+    int busy;
+    int64_t batch_start;
+} fz_proc;
+
+typedef struct fz_parent {
+    const ss_fuzz_config *cfg;
+    fz_proc *w;
+    int n;
+    uint64_t next, limit, batch;
+    int stopping;
+    int64_t t0;
+    ss_summary *sum;
+    FILE *log;
+} fz_parent;
+
+static int spawn(fz_parent *P, int k) {
+    fz_proc *w = &P->w[k];
+    int cmd[2], res[2];
+    if (pipe2(cmd, O_CLOEXEC)) return -1;
+    if (pipe2(res, O_CLOEXEC)) { close(cmd[0]); close(cmd[1]); return -1; }
+    fflush(NULL);
+    const pid_t pid = fork();
+    if (pid < 0) { close(cmd[0]); close(cmd[1]); close(res[0]); close(res[1]); return -1; }
+    if (pid == 0) {
+        for (int j = 0; j < P->n; j++)
+            if (j != k && P->w[j].pid > 0) { close(P->w[j].cmd_fd); close(P->w[j].res_fd); }
+        close(cmd[1]);
+        close(res[0]);
+        worker_main(P->cfg, w->slot, cmd[0], res[1]);
+    }
+    close(cmd[0]);
+    close(res[1]);
+    w->pid = pid;
+    w->cmd_fd = cmd[1];
+    w->res_fd = res[0];
+    w->busy = 0;
+    STORE(w->slot->stop, P->stopping);
+    return 0;
+}
+
+static void send_batch(fz_parent *P, fz_proc *w, uint64_t first, uint64_t end) {
+    if (first >= end || P->stopping) { w->busy = 0; return; }
+    fz_cmd c = {first, end - first};
+    w->first = first;
+    w->end = end;
+    w->batch_start = now_ns();
+    w->busy = io_full(w->cmd_fd, &c, sizeof c, 1) == 0;
+}
+
+static void dispatch(fz_parent *P, fz_proc *w) {
+    uint64_t n = P->limit - P->next < P->batch ? P->limit - P->next : P->batch;
+    send_batch(P, w, P->next, P->next + n);
+    if (w->busy) P->next += n;
+}
+
+static void log_line(fz_parent *P, uint64_t index, const char *line) {
+    if (P->cfg->progress) fputs("\r\033[K", stderr);
+    fprintf(P->log, "finding (%.2f s, case %llu): %s\n", (double)(now_ns() - P->t0) * 1e-9,
+            (unsigned long long)index, line);
+    fflush(P->log);
+}
+
+/* A worker died or hung while on `cur`: record the finding from the parent. */
+static void record_dead(fz_parent *P, fz_proc *w, const char *why) {
+    const fz_slot *s = w->slot;
+    const uint64_t index = LOAD(s->cur_index);
+    const int ti = LOAD(s->target), sched = LOAD(s->sched), phase = LOAD(s->phase);
+    const ss_target *t = P->cfg->targets[ti];
+    /* Dying while minimizing: the original case fails as first found. */
+    const char *kind = phase == 2 ? ss_verdict_name((ss_verdict)LOAD(s->verdict)) : why;
+    char detail[160], found_by[160], path[1024] = "", line[1536];
+    snprintf(detail, sizeof detail, phase == 2 ? "the target hit a %s while this case was being "
+             "minimized; written unminimized" : "the target hit a %s (isolated in a worker process)", why);
+    snprintf(found_by, sizeof found_by, "%s", P->cfg->found_by ? P->cfg->found_by : "ssfuzz fuzz");
+    ss_case c;
+    ss_gen_case(&P->cfg->gen, P->cfg->seed, index, &c, NULL);
+    ss_finding f = {kind, t->name, sched_of(t, sched), 1, 1, P->cfg->seed, index,
+                    ss_min_numel(&c), c.op.input.ndim, 0, found_by, detail};
+    ss_error err;
+    const int rc = ss_report_write(P->cfg->out, &c, &f, path, sizeof path, &err);
+    if (rc < 0) snprintf(line, sizeof line, "%s on %s: cannot write the reproducer: %s", kind, t->name, err.msg);
+    else ss_report_line(&c, &f, path, rc == 1, line, sizeof line);
+    ss_case_free(&c);
+    ss_summary_add(P->sum, kind, t->name, sched_of(t, sched), rc < 0 ? NULL : path, rc == 1);
+    log_line(P, index, line);
+}
+
+/* Replaces a dead worker and hands it the rest of its batch. */
+static int restart(fz_parent *P, fz_proc *w, int crashed) {
+    const uint64_t resume = crashed ? LOAD(w->slot->cur_index) + 1 : w->first;
+    if (crashed) STORE(w->slot->done, w->slot->done + 1);   /* the case ran: it is a finding */
+    const uint64_t end = w->end;
+    close(w->cmd_fd);
+    close(w->res_fd);
+    w->pid = -1;
+    STORE(w->slot->phase, 0);
+    STORE(w->slot->started_ns, 0);
+    if (spawn(P, (int)(w - P->w))) return -1;
+    send_batch(P, w, resume, end);
+    return 0;
+}
+
+static int on_hangup(fz_parent *P, fz_proc *w) {
+    int st = 0;
+    waitpid(w->pid, &st, 0);
+    const int was_busy = w->busy && LOAD(w->slot->phase) != 0;
+    if (was_busy) {
+        record_dead(P, w, "crash");   /* a signal, or an exit the worker did not choose */
+    }
+    return restart(P, w, was_busy);
+}
+
+static void check_timeouts(fz_parent *P) {
+    const int64_t limit = (int64_t)(P->cfg->case_timeout * 1e9), t = now_ns();
+    for (int k = 0; k < P->n; k++) {
+        fz_proc *w = &P->w[k];
+        const int64_t started = LOAD(w->slot->started_ns);
+        if (!w->busy || !started || t - started <= limit) continue;
+        kill(w->pid, SIGKILL);
+        waitpid(w->pid, NULL, 0);
+        record_dead(P, w, "timeout");
+        restart(P, w, 1);
+    }
+}
+
+static uint64_t cases_done(const fz_parent *P, uint64_t *skipped) {
+    uint64_t d = 0, s = 0;
+    for (int k = 0; k < P->n; k++) { d += LOAD(P->w[k].slot->done); s += LOAD(P->w[k].slot->skipped); }
+    if (skipped) *skipped = s;
+    return d;
+}
+
+static void progress(fz_parent *P, double elapsed) {
+    const uint64_t d = cases_done(P, NULL);
+    fprintf(stderr, "\r\033[Kfuzz: %llu cases, %.0f/s, %ld findings, %.0f s", (unsigned long long)d,
+            elapsed > 0 ? (double)d / elapsed : 0.0, ss_summary_hits(P->sum), elapsed);
+    fflush(stderr);
+}
+
+static void on_message(fz_parent *P, fz_proc *w, const fz_msg *m) {
+    if (m->type == MSG_FINDING) {
+        const ss_target *t = P->cfg->targets[m->target];
+        ss_summary_add(P->sum, m->kind, t->name, sched_of(t, m->sched), m->file, m->is_new);
+        if (m->line[0] && (m->is_new || !m->file[0])) log_line(P, m->index, m->line);
+        return;
+    }
+    /* batch done: size the next one for about 50 ms of work */
+    const double secs = (double)(now_ns() - w->batch_start) * 1e-9;
+    const uint64_t n = w->end - w->first;
+    if (secs > 0.1 && P->batch > 8) P->batch /= 2;
+    else if (secs < 0.025 && n == P->batch && P->batch < 4096) P->batch *= 2;
+    w->busy = 0;
+    if (!P->stopping) dispatch(P, w);
+}
+
+int ss_fuzz_run(const ss_fuzz_config *cfg, ss_summary *sum) {
+    fz_parent P;
+    memset(&P, 0, sizeof P);
+    P.cfg = cfg;
+    P.n = cfg->jobs > 0 ? cfg->jobs : 1;
+    P.limit = cfg->cases ? cfg->cases : UINT64_MAX;
+    P.batch = 16;
+    P.sum = sum;
+    P.log = cfg->log ? cfg->log : stdout;
+    sum->seed = cfg->seed;
+    P.w = calloc((size_t)P.n, sizeof *P.w);
+    fz_slot *slots = mmap(NULL, (size_t)P.n * sizeof *slots, PROT_READ | PROT_WRITE,
+                          MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (!P.w || slots == MAP_FAILED) {
+        fprintf(stderr, "ssfuzz fuzz: out of memory starting workers\n");
+        free(P.w);
+        return -1;
+    }
+    for (int k = 0; k < P.n; k++) { P.w[k].pid = -1; P.w[k].slot = &slots[k]; }
+    const int64_t t0 = P.t0 = now_ns();
+    int rc = 0;
+    for (int k = 0; k < P.n && rc == 0; k++) {
+        rc = spawn(&P, k);
+        if (rc == 0) dispatch(&P, &P.w[k]);
+    }
+    if (rc) fprintf(stderr, "ssfuzz fuzz: cannot start a worker process: %s\n", strerror(errno));
+    int64_t last_progress = t0, stop_deadline = 0;
+    struct pollfd *pf = calloc((size_t)P.n, sizeof *pf);
+    sum->stopped_by = "cases";
+    while (rc == 0 && pf) {
+        const int64_t t = now_ns();
+        const double elapsed = (double)(t - t0) * 1e-9;
+        if (!P.stopping && ((cfg->stop && *cfg->stop) || (cfg->seconds > 0 && elapsed >= cfg->seconds))) {
+            P.stopping = 1;
+            sum->stopped_by = cfg->stop && *cfg->stop ? "signal" : "time";
+            for (int k = 0; k < P.n; k++) STORE(P.w[k].slot->stop, 1);
+            stop_deadline = t + (int64_t)((cfg->case_timeout + 2) * 1e9);
+        }
+        int busy = 0;
+        for (int k = 0; k < P.n; k++) busy += P.w[k].busy;
+        if (!busy) break;
+        if (P.stopping && t > stop_deadline) break;
+        for (int k = 0; k < P.n; k++) pf[k] = (struct pollfd){P.w[k].res_fd, POLLIN, 0};
+        const int got = poll(pf, (nfds_t)P.n, 100);
+        for (int k = 0; k < P.n && got > 0; k++) {
+            if (!pf[k].revents) continue;
+            fz_msg m;
+            if ((pf[k].revents & POLLIN) && io_full(P.w[k].res_fd, &m, sizeof m, 0) == 0)
+                on_message(&P, &P.w[k], &m);
+            else if (on_hangup(&P, &P.w[k]))
+                rc = -1;
+        }
+        check_timeouts(&P);
+        if (cfg->progress && t - last_progress >= 1000000000) {
+            progress(&P, elapsed);
+            last_progress = t;
+        }
+    }
+    for (int k = 0; k < P.n; k++) {   /* shut down: close commands, reap (or kill) */
+        if (P.w[k].pid <= 0) continue;
+        close(P.w[k].cmd_fd);
+        close(P.w[k].res_fd);
+        int st;
+        for (int i = 0; i < 50 && waitpid(P.w[k].pid, &st, WNOHANG) == 0; i++) usleep(20000);
+        if (waitpid(P.w[k].pid, &st, WNOHANG) == 0) { kill(P.w[k].pid, SIGKILL); waitpid(P.w[k].pid, &st, 0); }
+    }
+    if (cfg->progress) fputs("\r\033[K", stderr);
+    sum->seconds = (double)(now_ns() - t0) * 1e-9;
+    sum->cases = cases_done(&P, NULL);
+    uint64_t skipped;
+    cases_done(&P, &skipped);
+    sum->skipped = (long)skipped;
+    free(pf);
+    munmap(slots, (size_t)P.n * sizeof *slots);
+    free(P.w);
+    return rc;
+}
+
+const char *ss_fuzz_probe_unavailable(const ss_target *t) {
+    static char why[256];
+    if (!strcmp(t->engine, "emu")) return t->unavailable(t);
+    int p[2];
+    if (pipe(p)) return t->unavailable(t);
+    fflush(NULL);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        close(p[0]);
+        const char *r = t->unavailable(t);
+        if (r && write(p[1], r, strlen(r)) < 0) _exit(1);
+        _exit(0);
+    }
+    close(p[1]);
+    ssize_t n = pid > 0 ? read(p[0], why, sizeof why - 1) : -1;
+    close(p[0]);
+    int st = 0;
+    if (pid > 0) waitpid(pid, &st, 0);
+    if (pid < 0 || n < 0 || !WIFEXITED(st)) return "could not probe the target (its check crashed)";
+    why[n] = 0;
+    return n > 0 ? why : NULL;
+}

@@ -1,0 +1,53 @@
+/* ss_fuzz.h - the campaign engine behind `ssfuzz fuzz`: fork-server workers, findings, summary.
+ *
+ * The parent hands out batches of case indices to `jobs` long-lived worker
+ * processes over pipes. A worker regenerates each case from (seed, index),
+ * checks every target (scheduled targets under each requested schedule),
+ * minimizes a new failure and writes its reproducer itself. Progress lives in
+ * a shared-memory slot per worker (index, target and start time of the case in
+ * flight), so the parent can tell which case a worker that died from a signal
+ * or overran the per-case time limit was running: it records a `crash` or
+ * `timeout` finding for that case (regenerated from seed and index), starts a
+ * new worker, and goes on with the rest of the batch. Jobs share the seed and
+ * split the index space, so (seed, index) alone reproduces any case. */
+#ifndef SS_FUZZ_H
+#define SS_FUZZ_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "ss_gen.h"
+#include "ss_report.h"
+#include "ss_target.h"
+
+#define SS_FUZZ_MAX_TARGETS 64
+
+typedef struct ss_fuzz_config {
+    const ss_target *targets[SS_FUZZ_MAX_TARGETS];
+    size_t n_targets;
+    uint64_t seed;
+    double seconds;            /* 0: no time limit */
+    uint64_t cases;            /* 0: no case limit */
+    int jobs;                  /* worker processes, >= 1 */
+    const char *out;           /* reproducer directory (already checked writable) */
+    ss_gen_config gen;
+    size_t max_bytes;          /* byte budget per case; 0 = SS_DEFAULT_MAX_BYTES */
+    int all_schedules;         /* 1: scheduled targets run under every schedule */
+    ss_schedule schedule;      /* when all_schedules == 0 */
+    double case_timeout;       /* seconds per target run (and per minimization step) */
+    double minimize_seconds;   /* budget per minimization */
+    int progress;              /* 1: a progress line on stderr, at most once a second */
+    volatile sig_atomic_t *stop;   /* set asynchronously (signal handler) to stop */
+    FILE *log;                 /* one line per finding; NULL = stdout */
+    const char *found_by;      /* meta.found_by of reproducers */
+} ss_fuzz_config;
+
+/* Runs the campaign; fills sum (seed, cases, seconds, stopped_by, findings).
+ * Returns 0, or -1 when workers cannot be started (message on stderr). */
+int ss_fuzz_run(const ss_fuzz_config *cfg, ss_summary *sum);
+
+/* Whether t can run here, asked in a short-lived child for engines other than
+ * emu (a CUDA runtime initialized in this process would not survive fork). */
+const char *ss_fuzz_probe_unavailable(const ss_target *t);
+
+#endif

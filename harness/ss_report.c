@@ -1,0 +1,212 @@
+/* ss_report.c - reproducer files (meta, dedup names, no-overwrite atomic writes) and summaries. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cjson/cJSON.h>
+#include "ss_cli.h"
+#include "ss_files.h"
+#include "ss_plan_build.h"
+#include "ss_report.h"
+
+static const char *const dtype_short[SS_DTYPE_COUNT] = {
+    [SS_BOOL] = "bool", [SS_UINT8] = "u8", [SS_INT8] = "i8", [SS_INT16] = "i16",
+    [SS_INT32] = "i32", [SS_INT64] = "i64", [SS_FLOAT16] = "f16", [SS_BFLOAT16] = "bf16",
+    [SS_FLOAT32] = "f32", [SS_FLOAT64] = "f64", [SS_COMPLEX64] = "c64", [SS_COMPLEX128] = "c128",
+};
+
+/* Overlap class of a case for dedup: the plan's, or "internal" for an input
+ * view with internal overlap, or "invalid" when it does not even plan. */
+static const char *overlap_class(const ss_case *c) {
+    ss_plan p;
+    if (ss_plan_build_limited(&c->op, (size_t)-1 / 4, &p, NULL)) return "invalid";
+    return p.internal_overlap ? "internal" : ss_overlap_name(p.overlap);
+}
+
+static uint32_t fnv1a(const char *s) {
+    uint32_t h = 2166136261u;
+    for (; *s; s++) h = (h ^ (uint8_t)*s) * 16777619u;
+    return h;
+}
+
+void ss_report_key(const ss_case *c, const ss_finding *f, char *key, size_t key_len) {
+    const char *dt = (unsigned)c->dtype < SS_DTYPE_COUNT ? dtype_short[c->dtype] : "x";
+    snprintf(key, key_len, "%s|%s|%s|%dd|%s|%s", f->kind, f->target, f->schedule ? f->schedule : "",
+             c->op.input.ndim, dt, overlap_class(c));
+}
+
+/* Copies s keeping [A-Za-z0-9.-], mapping anything else to '_' (or '-' for a space). */
+static void safe(char *out, size_t n, const char *s) {
+    size_t i = 0;
+    for (; *s && i + 1 < n; s++, i++) {
+        const char ch = *s;
+        const int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                       (ch >= '0' && ch <= '9') || ch == '.' || ch == '-';
+        out[i] = ok ? ch : ch == ' ' ? '-' : '_';
+    }
+    out[i] = 0;
+}
+
+void ss_report_name(const ss_case *c, const ss_finding *f, char *name, size_t name_len) {
+    char key[512], kind[64], target[96];
+    ss_report_key(c, f, key, sizeof key);
+    safe(kind, sizeof kind, f->kind);
+    safe(target, sizeof target, f->target);
+    const char *dt = (unsigned)c->dtype < SS_DTYPE_COUNT ? dtype_short[c->dtype] : "x";
+    snprintf(name, name_len, "%s-%s-%dd-%s-%s-%08x.json", kind, target, c->op.input.ndim, dt,
+             overlap_class(c), fnv1a(key));
+}
+
+int ss_report_set_meta(ss_case *c, const ss_finding *f) {
+    cJSON *m = cJSON_CreateObject(), *before = NULL;
+    if (!m) return -1;
+    char key[512];
+    ss_report_key(c, f, key, sizeof key);
+    int ok = cJSON_AddStringToObject(m, "target", f->target) &&
+             (!f->schedule || cJSON_AddStringToObject(m, "schedule", f->schedule)) &&
+             (!f->schedule || strcmp(f->schedule, "random") ||
+              cJSON_AddNumberToObject(m, "schedule_seed", (double)f->schedule_seed)) &&
+             cJSON_AddStringToObject(m, "signature", f->kind) &&
+             cJSON_AddStringToObject(m, "dedup_key", key) &&
+             cJSON_AddBoolToObject(m, "minimized", f->minimized) &&
+             cJSON_AddStringToObject(m, "version", SS_VERSION) &&
+             cJSON_AddStringToObject(m, "found_by", f->found_by ? f->found_by : "ssfuzz");
+    if (ok && f->has_origin) {
+        /* seeds and indices may exceed 2^53: decimal strings keep them exact */
+        char num[32];
+        snprintf(num, sizeof num, "%llu", (unsigned long long)f->campaign_seed);
+        ok = cJSON_AddStringToObject(m, "campaign_seed", num) != NULL;
+        snprintf(num, sizeof num, "%llu", (unsigned long long)f->case_index);
+        ok = ok && cJSON_AddStringToObject(m, "case_index", num);
+    }
+    if (ok && (before = cJSON_AddObjectToObject(m, "before_minimization")))
+        ok = cJSON_AddNumberToObject(before, "numel", (double)f->numel_before) &&
+             cJSON_AddNumberToObject(before, "ndim", f->ndim_before);
+    if (ok && f->detail) ok = cJSON_AddStringToObject(m, "detail", f->detail) != NULL;
+    if (!ok || !before) { cJSON_Delete(m); return -1; }
+    cJSON_Delete(c->meta);
+    c->meta = m;
+    return 0;
+}
+
+int ss_report_write(const char *dir, ss_case *c, const ss_finding *f, char *path,
+                    size_t path_len, ss_error *err) {
+    char name[512], final[4096], pending[4200];
+    ss_report_name(c, f, name, sizeof name);
+    if ((size_t)snprintf(final, sizeof final, "%s/%s", dir, name) >= sizeof final)
+        return ss_fail(err, dir, "path too long");
+    if (path) snprintf(path, path_len, "%s", final);
+    if (access(final, F_OK) == 0) return 0;
+    if (ss_report_set_meta(c, f)) return ss_fail(err, final, "out of memory");
+    /* A dot-file (invisible to case discovery) made atomically, then linked:
+     * link() never replaces, so two jobs racing on one signature keep one file. */
+    snprintf(pending, sizeof pending, "%s/.pending-%ld-%s", dir, (long)getpid(), name);
+    SS_TRY(ss_case_save_atomic(pending, c, err));
+    int rc = 1;
+    if (link(pending, final) != 0) {
+        if (errno == EEXIST) rc = 0;
+        else if (errno == EPERM || errno == ENOTSUP || errno == EXDEV || errno == EMLINK) {
+            rc = access(final, F_OK) == 0 ? 0 : rename(pending, final) == 0 ? 1 : -1;   /* no hard links */
+        } else {
+            rc = -1;
+        }
+        if (rc < 0) ss_fail(err, final, "cannot write: %s", strerror(errno));
+    }
+    unlink(pending);
+    return rc;
+}
+
+void ss_report_line(const ss_case *c, const ss_finding *f, const char *path, int is_new,
+                    char *out, size_t n) {
+    char sched[40] = "";
+    if (f->schedule) snprintf(sched, sizeof sched, " (%s)", f->schedule);
+    char was[64] = "";
+    if (f->minimized)
+        snprintf(was, sizeof was, " (was %d-D, %lld)", f->ndim_before, (long long)f->numel_before);
+    int64_t numel = c->op.input_storage_numel + (c->op.src_aliased ? 0 : c->op.src_storage_numel);
+    snprintf(n ? out : NULL, n, "%s on %s%s: %d-D %s %s, %lld element%s%s -> %s%s", f->kind,
+             f->target, sched, c->op.input.ndim, ss_dtype_name(c->dtype), overlap_class(c),
+             (long long)numel, numel == 1 ? "" : "s", was, path ? path : "(not written)",
+             is_new ? "" : " (duplicate)");
+}
+
+/* ---- summary ----------------------------------------------------------- */
+
+int ss_summary_add(ss_summary *s, const char *kind, const char *target, const char *schedule,
+                   const char *file, int is_new) {
+    if (!schedule) schedule = "";
+    ss_summary_sig *g = NULL;
+    for (size_t i = 0; i < s->n && !g; i++)
+        if (!strcmp(s->sigs[i].kind, kind) && !strcmp(s->sigs[i].target, target) &&
+            !strcmp(s->sigs[i].schedule, schedule))
+            g = &s->sigs[i];
+    if (!g) {
+        if (s->n == s->cap) {
+            size_t cap = s->cap ? s->cap * 2 : 16;
+            ss_summary_sig *ns = realloc(s->sigs, cap * sizeof *ns);
+            if (!ns) return -1;
+            s->sigs = ns;
+            s->cap = cap;
+        }
+        g = &s->sigs[s->n++];
+        memset(g, 0, sizeof *g);
+        snprintf(g->kind, sizeof g->kind, "%s", kind);
+        snprintf(g->target, sizeof g->target, "%s", target);
+        snprintf(g->schedule, sizeof g->schedule, "%s", schedule);
+    }
+    g->hits++;
+    g->reproducers += is_new != 0;
+    if (file && *file && !g->first_file[0]) snprintf(g->first_file, sizeof g->first_file, "%s", file);
+    return 0;
+}
+
+long ss_summary_hits(const ss_summary *s) {
+    long h = 0;
+    for (size_t i = 0; i < s->n; i++) h += s->sigs[i].hits;
+    return h;
+}
+
+void ss_summary_free(ss_summary *s) {
+    free(s->sigs);
+    s->sigs = NULL;
+    s->n = s->cap = 0;
+}
+
+int ss_summary_write(const char *dir, const ss_summary *s, ss_error *err) {
+    cJSON *root = cJSON_CreateObject(), *arr;
+    char num[32], path[4096];
+    snprintf(num, sizeof num, "%llu", (unsigned long long)s->seed);
+    int ok = root && cJSON_AddStringToObject(root, "format", "ssfuzz-summary") &&
+             cJSON_AddNumberToObject(root, "version", 1) &&
+             cJSON_AddStringToObject(root, "tool_version", SS_VERSION) &&
+             cJSON_AddStringToObject(root, "seed", num) &&
+             cJSON_AddStringToObject(root, "targets", s->targets) &&
+             cJSON_AddStringToObject(root, "schedule", s->schedule ? s->schedule : "all") &&
+             cJSON_AddNumberToObject(root, "cases", (double)s->cases) &&
+             cJSON_AddNumberToObject(root, "seconds", s->seconds) &&
+             cJSON_AddNumberToObject(root, "cases_per_second",
+                                     s->seconds > 0 ? (double)s->cases / s->seconds : 0) &&
+             cJSON_AddNumberToObject(root, "skipped", (double)s->skipped) &&
+             cJSON_AddStringToObject(root, "stopped_by", s->stopped_by ? s->stopped_by : "time") &&
+             (arr = cJSON_AddArrayToObject(root, "findings"));
+    for (size_t i = 0; ok && i < s->n; i++) {
+        const ss_summary_sig *g = &s->sigs[i];
+        cJSON *o = cJSON_CreateObject();
+        ok = o && cJSON_AddItemToArray(arr, o) && cJSON_AddStringToObject(o, "signature", g->kind) &&
+             cJSON_AddStringToObject(o, "target", g->target) &&
+             (!g->schedule[0] || cJSON_AddStringToObject(o, "schedule", g->schedule)) &&
+             cJSON_AddNumberToObject(o, "hits", (double)g->hits) &&
+             cJSON_AddNumberToObject(o, "new_reproducers", (double)g->reproducers) &&
+             cJSON_AddStringToObject(o, "reproducer", g->first_file);
+    }
+    char *text = ok ? cJSON_Print(root) : NULL;
+    cJSON_Delete(root);
+    if (!text) return ss_fail(err, dir, "out of memory writing the summary");
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    size_t len = strlen(text);
+    text[len] = '\n';   /* cJSON_Print's terminator becomes the final newline */
+    const int rc = ss_write_atomic(path, text, len + 1, err);
+    free(text);
+    return rc;
+}

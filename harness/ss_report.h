@@ -1,0 +1,84 @@
+/* ss_report.h - reproducers (minimized case + meta), their dedup names, and campaign summaries.
+ *
+ * A finding's signature is its kind (ss_verdict_name, or "crash"/"timeout"
+ * for a target that died or hung in the fork server) plus the target, plus the
+ * schedule for scheduled (emu) targets. Reproducers are deduplicated by the
+ * signature and the minimized case's shape class (rank, dtype, overlap class):
+ * the file name is derived from them, so a second finding of the same class
+ * finds the file already there and is only counted.
+ *
+ * Ownership: ss_report_write replaces c->meta (the case owns the new object).
+ * An ss_summary owns its entries; free with ss_summary_free. */
+#ifndef SS_REPORT_H
+#define SS_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "ss_case.h"
+#include "ss_error.h"
+
+typedef struct ss_finding {
+    const char *kind;          /* "mismatch", "guard-band write", "crash", "timeout", ... */
+    const char *target;        /* target name */
+    const char *schedule;      /* NULL for unscheduled targets */
+    uint64_t schedule_seed;    /* the random schedule's seed */
+    int has_origin;            /* 1: campaign_seed/case_index say where it came from */
+    uint64_t campaign_seed, case_index;
+    int64_t numel_before;      /* largest storage numel before minimization */
+    int ndim_before;
+    int minimized;             /* 0: written as found (crash, timeout, budget) */
+    const char *found_by;      /* e.g. "ssfuzz fuzz --seed 42"; NULL: "ssfuzz" */
+    const char *detail;        /* one line (first difference, reason); may be NULL */
+} ss_finding;
+
+/* Dedup key "kind|target|schedule|Nd|dtype|overlap" and the file name
+ * "kind-target-Nd-dtype-overlap-HASH8.json" (file-name safe characters). */
+void ss_report_key(const ss_case *c, const ss_finding *f, char *key, size_t key_len);
+void ss_report_name(const ss_case *c, const ss_finding *f, char *name, size_t name_len);
+
+/* Sets c->meta from f (and the tool version). 0, or -1 out of memory. */
+int ss_report_set_meta(ss_case *c, const ss_finding *f);
+
+/* Writes the reproducer into dir atomically (temp file, fsync, then a link
+ * that never replaces an existing file). Returns 1 written, 0 when a
+ * reproducer of this signature and shape class already exists (nothing
+ * written), -1 with err on failure. `path` (may be NULL) gets the file path. */
+int ss_report_write(const char *dir, ss_case *c, const ss_finding *f, char *path,
+                    size_t path_len, ss_error *err);
+
+/* One line: "mismatch on emu:mut-x (forward): 1-D uint8 partial, 3 elements
+ * (was 4-D, 812) -> reports/x.json". `is_new` 0 adds "(duplicate)". */
+void ss_report_line(const ss_case *c, const ss_finding *f, const char *path, int is_new,
+                    char *out, size_t n);
+
+/* ---- campaign summary -------------------------------------------------- */
+
+typedef struct ss_summary_sig {
+    char kind[32], target[64], schedule[16];
+    long hits;                 /* every failing run of this signature */
+    long reproducers;          /* distinct files written */
+    char first_file[512];      /* the first reproducer written (or found existing) */
+} ss_summary_sig;
+
+typedef struct ss_summary {
+    uint64_t seed;
+    uint64_t cases;
+    double seconds;
+    const char *stopped_by;    /* "time", "cases", "signal" */
+    const char *schedule;      /* "all" or one name */
+    char targets[1024];        /* comma-separated */
+    long skipped;              /* generated cases beyond the budgets or invalid */
+    ss_summary_sig *sigs;
+    size_t n, cap;
+} ss_summary;
+
+/* Counts one hit; `file` (may be NULL or "") is its reproducer, `is_new` 1
+ * when that file was written by this hit. -1 out of memory. */
+int ss_summary_add(ss_summary *s, const char *kind, const char *target, const char *schedule,
+                   const char *file, int is_new);
+long ss_summary_hits(const ss_summary *s);
+void ss_summary_free(ss_summary *s);
+/* summary.json in dir, written atomically. */
+int ss_summary_write(const char *dir, const ss_summary *s, ss_error *err);
+
+#endif
