@@ -1,0 +1,210 @@
+/* cli_minimize.c - `ssfuzz minimize CASE --target T`: shrink a failing case to a 1-minimal reproducer. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cjson/cJSON.h>
+#include "ss_check.h"
+#include "ss_cli.h"
+#include "ss_minimize.h"
+#include "ss_plan_build.h"
+#include "ss_replay.h"
+#include "ss_report.h"
+
+static void usage(FILE *f) {
+    fprintf(f,
+        "usage: ssfuzz minimize CASE --target T [--schedule S] [-o OUT]\n\n"
+        "Replays CASE on T, takes its failure signature (kind, target, and for emu:* the\n"
+        "failing schedule), and shrinks the case while that signature still holds: fewer\n"
+        "dims, smaller sizes/offsets/strides, simpler bounds, aliasing and dtype, no\n"
+        "explicit values. The result is 1-minimal; it is written atomically to OUT, or\n"
+        "printed on stdout, with meta describing the signature.\n\n"
+        "  -t, --target T     the target that fails (required)\n"
+        "      --schedule S   emulator schedule (default: the case's meta.schedule, else the\n"
+        "                     first of forward, reverse, lockstep, warp, random that fails)\n"
+        "      --seed N       seed of the random schedule (default: meta.schedule_seed, else 1)\n"
+        "  -o, --out OUT      write here instead of stdout\n"
+        "      --time S       minimization budget in seconds (default 60)\n"
+        "      --max-bytes N  byte budget of one case's storages (default 1 GiB)\n\n"
+        "exit: 0 written, 1 the case does not fail on T (nothing to minimize),\n"
+        "      2 usage or invalid case, 3 target unavailable\n");
+}
+
+typedef struct min_pred {
+    ss_check_ctx ctx;
+    const ss_target *t;
+    ss_run_opts ro;
+    ss_verdict want;
+    ss_check_result last;
+} min_pred;
+
+static int still_fails(const ss_case *c, const ss_plan *plan, void *user) {
+    min_pred *p = user;
+    ss_run_status ref;
+    char why[256];
+    if (ss_check_prepare(&p->ctx, c, plan, &ref, why, sizeof why)) return 0;
+    ss_check_target(&p->ctx, plan, ref, p->t, &p->ro, &p->last);
+    return p->last.verdict == p->want;
+}
+
+static const char *meta_string(const ss_case *c, const char *key) {
+    const cJSON *v = c->meta ? cJSON_GetObjectItemCaseSensitive(c->meta, key) : NULL;
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+int ss_cmd_minimize(int argc, char **argv) {
+    const char *target = NULL, *sched_name = NULL, *out = NULL;
+    uint64_t seed = 0, v;
+    int have_seed = 0;
+    double seconds = 60;
+    size_t max_bytes = 0;
+    ss_error err;
+    static const struct option opts[] = {
+        {"target", required_argument, 0, 't'}, {"schedule", required_argument, 0, 's'},
+        {"seed", required_argument, 0, 'S'}, {"out", required_argument, 0, 'o'},
+        {"time", required_argument, 0, 'T'}, {"max-bytes", required_argument, 0, 'B'},
+        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":t:o:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 't': target = optarg; break;
+        case 's': sched_name = optarg; break;
+        case 'o': out = optarg; break;
+        case 'S': if (ss_parse_u64("--seed", optarg, &seed, &err)) goto bad; have_seed = 1; break;
+        case 'T': {
+            char *end;
+            seconds = strtod(optarg, &end);
+            if (!*optarg || *end || !(seconds > 0)) {
+                fprintf(stderr, "ssfuzz minimize: --time: must be a positive number of seconds\n");
+                return SS_EXIT_USAGE;
+            }
+            break;
+        }
+        case 'B':
+            if (ss_parse_u64("--max-bytes", optarg, &v, &err)) goto bad;
+            max_bytes = (size_t)v;
+            break;
+        case 'h': usage(stdout); return SS_EXIT_OK;
+        case ':': fprintf(stderr, "ssfuzz minimize: %s needs a value\n", argv[optind - 1]); return SS_EXIT_USAGE;
+        default: fprintf(stderr, "ssfuzz minimize: unknown option '%s' (ssfuzz minimize --help)\n", argv[optind - 1]); return SS_EXIT_USAGE;
+        }
+    }
+    if (optind != argc - 1 || !target) {
+        fprintf(stderr, "ssfuzz minimize: need one CASE and --target T (ssfuzz minimize --help)\n");
+        return SS_EXIT_USAGE;
+    }
+    const char *path = argv[optind];
+    min_pred p;
+    memset(&p, 0, sizeof p);
+    if (!(p.t = ss_target_find(target))) {
+        fprintf(stderr, "ssfuzz minimize: --target: unknown target '%s' (ssfuzz targets lists them)\n", target);
+        return SS_EXIT_USAGE;
+    }
+    const char *why = p.t->unavailable(p.t);
+    if (why) {
+        fprintf(stderr, "ssfuzz minimize: target %s is unavailable: %s\n", target, why);
+        return SS_EXIT_TARGET;
+    }
+    ss_case cs;
+    ss_case_init(&cs);
+    if (ss_case_load(path, &cs, &err)) {
+        fprintf(stderr, "%s: invalid: %s: %s\n", path, err.field, err.msg);
+        return SS_EXIT_USAGE;
+    }
+    ss_plan plan;
+    if (ss_plan_build_limited(&cs.op, max_bytes, &plan, &err)) {
+        fprintf(stderr, "%s: invalid: %s: %s\n", path, err.field, err.msg);
+        ss_case_free(&cs);
+        return SS_EXIT_USAGE;
+    }
+    /* schedule: the option, else the case's meta, else every schedule in turn */
+    if (!sched_name && p.t->scheduled) sched_name = meta_string(&cs, "schedule");
+    const cJSON *ms = cs.meta ? cJSON_GetObjectItemCaseSensitive(cs.meta, "schedule_seed") : NULL;
+    p.ro.seed = have_seed ? seed : cJSON_IsNumber(ms) && ms->valuedouble >= 0 ? (uint64_t)ms->valuedouble : 1;
+    int first = 0, last = p.t->scheduled ? SS_SCHED_COUNT - 1 : 0;
+    if (sched_name && p.t->scheduled) {
+        ss_schedule s;
+        if (ss_schedule_from_name(sched_name, &s)) {
+            fprintf(stderr, "ssfuzz minimize: unknown schedule '%s'\n", sched_name);
+            ss_case_free(&cs);
+            return SS_EXIT_USAGE;
+        }
+        first = last = (int)s;
+    }
+    ss_check_ctx_init(&p.ctx);
+    p.ctx.max_bytes = max_bytes;
+    int rc = SS_EXIT_FINDING;
+    p.want = SS_AGREE;
+    for (int s = first; s <= last && p.want == SS_AGREE; s++) {
+        p.ro.schedule = (ss_schedule)s;
+        ss_run_status ref;
+        char pwhy[256];
+        if (ss_check_prepare(&p.ctx, &cs, &plan, &ref, pwhy, sizeof pwhy)) {
+            fprintf(stderr, "%s: invalid: storage: %s\n", path, pwhy);
+            rc = SS_EXIT_USAGE;
+            goto done;
+        }
+        ss_check_target(&p.ctx, &plan, ref, p.t, &p.ro, &p.last);
+        if (p.last.verdict == SS_TARGET_UNAVAILABLE) {
+            fprintf(stderr, "ssfuzz minimize: target %s is unavailable: %s\n", target, p.last.why);
+            rc = SS_EXIT_TARGET;
+            goto done;
+        }
+        if (p.last.verdict != SS_AGREE) p.want = p.last.verdict;
+    }
+    const char *sched = p.t->scheduled ? ss_schedule_name(p.ro.schedule) : NULL;
+    if (p.want == SS_AGREE) {
+        fprintf(stderr, "%s: agrees with the reference on %s%s%s: nothing to minimize\n", path, target,
+                sched_name ? " under " : "", sched_name ? sched_name : "");
+        goto done;
+    }
+    ss_min_stats st;
+    const ss_min_opts mo = {0, seconds, max_bytes};
+    if (ss_minimize(&cs, &mo, still_fails, &p, &st)) {
+        fprintf(stderr, "ssfuzz minimize: out of memory\n");
+        rc = SS_EXIT_TARGET;
+        goto done;
+    }
+    char detail[512] = "", seedbuf[32], idxbuf[32];
+    ss_plan mp;
+    if (ss_plan_build_limited(&cs.op, max_bytes, &mp, NULL) == 0 && still_fails(&cs, &mp, &p)) {
+        if (p.last.verdict == SS_MISMATCH || p.last.verdict == SS_GUARD_WRITE)
+            ss_diff_format(&mp, &p.last.diff, detail, sizeof detail);
+        else
+            snprintf(detail, sizeof detail, "%s", p.last.why);
+    }
+    const char *cseed = meta_string(&cs, "campaign_seed"), *cidx = meta_string(&cs, "case_index");
+    snprintf(seedbuf, sizeof seedbuf, "%s", cseed ? cseed : "0");
+    snprintf(idxbuf, sizeof idxbuf, "%s", cidx ? cidx : "0");
+    ss_finding f = {ss_verdict_name(p.want), p.t->name, sched, p.ro.seed, cseed && cidx,
+                    strtoull(seedbuf, NULL, 10), strtoull(idxbuf, NULL, 10), st.numel_before,
+                    st.ndim_before, !st.budget_hit, "ssfuzz minimize", detail};
+    if (ss_report_set_meta(&cs, &f)) { fprintf(stderr, "ssfuzz minimize: out of memory\n"); rc = SS_EXIT_TARGET; goto done; }
+    fprintf(stderr, "minimize: %s on %s%s%s: %d-D, %lld elements -> %d-D, %lld elements "
+                    "(%ld steps kept of %ld tried)%s\n",
+            f.kind, target, sched ? " under " : "", sched ? sched : "", st.ndim_before,
+            (long long)st.numel_before, st.ndim_after, (long long)st.numel_after, st.accepted,
+            st.attempts, st.budget_hit ? "; budget hit: may not be 1-minimal" : "; 1-minimal");
+    if (out) {
+        if (ss_case_save_atomic(out, &cs, &err)) {
+            fprintf(stderr, "ssfuzz minimize: %s: %s\n", err.field, err.msg);
+            rc = SS_EXIT_USAGE;
+            goto done;
+        }
+    } else {
+        char *text = ss_case_to_json(&cs);
+        if (!text) { fprintf(stderr, "ssfuzz minimize: out of memory\n"); rc = SS_EXIT_TARGET; goto done; }
+        puts(text);
+        free(text);
+    }
+    rc = SS_EXIT_OK;
+done:
+    ss_check_ctx_free(&p.ctx);
+    ss_case_free(&cs);
+    return rc;
+bad:
+    fprintf(stderr, "ssfuzz minimize: %s: %s\n", err.field, err.msg);
+    return SS_EXIT_USAGE;
+}
