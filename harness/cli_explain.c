@@ -1,0 +1,210 @@
+/* cli_explain.c - `ssfuzz explain`: a case's plan, validity, overlap class and memory map, then each target's wrong cells. */
+#include <cjson/cJSON.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "ss_cli.h"
+#include "ss_compare.h"
+#include "ss_picture.h"
+#include "ss_regress_out.h"
+#include "ss_replay.h"
+
+static void usage(FILE *f) {
+    fprintf(f,
+        "usage: ssfuzz explain CASE [options]\n"
+        "  --target T        run target T (repeatable; default: every available non-mutant)\n"
+        "  --schedule S      emulator schedule, or all (default all)\n"
+        "  --seed N          seed of the random schedule (default 1)\n"
+        "  --rows N          draw at most N rows per storage (default 24)\n"
+        "  --color WHEN      auto (a terminal without NO_COLOR), always, never\n"
+        "  --max-bytes N     byte budget of the case's storages (default %zu)\n"
+        "exit: 0 every run agrees, 1 a target disagrees, 2 invalid case or usage, 3 a target unavailable\n",
+        (size_t)SS_DEFAULT_MAX_BYTES);
+}
+
+static void print_view(const char *label, const ss_view *v) {
+    printf("  %-7s offset %" PRId64 ", sizes [", label, v->offset);
+    for (int d = 0; d < v->ndim; d++) printf("%s%" PRId64, d ? ", " : "", v->sizes[d]);
+    printf("], strides [");
+    for (int d = 0; d < v->ndim; d++) printf("%s%" PRId64, d ? ", " : "", v->strides[d]);
+    printf("]\n");
+}
+
+static void print_bound(const char *name, int has, int64_t v) {
+    if (has) printf(", %s %" PRId64, name, v);
+    else printf(", %s None", name);
+}
+
+static void print_meta(const ss_case *c) {
+    static const char *const keys[] = {"title", "upstream", "found_by", "target", "schedule", "signature"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        const cJSON *it = cJSON_GetObjectItemCaseSensitive(c->meta, keys[i]);
+        if (!cJSON_IsString(it)) continue;
+        char clean[300];
+        ss_text_sanitize(it->valuestring, clean, sizeof clean);
+        printf("  %-9s %s\n", keys[i], clean);
+    }
+}
+
+static const char *overlap_words(ss_overlap o) {
+    switch (o) {
+    case SS_OVL_SEPARATE: return "src has its own storage: nothing to stage";
+    case SS_OVL_DISJOINT: return "src shares the storage but no element with the input view";
+    case SS_OVL_SAME_VIEW: return "src is exactly the written slice: a copy onto itself";
+    case SS_OVL_PARTIAL: return "src shares elements with the written slice: an in-place copy must stage src";
+    case SS_OVL_OUTSIDE_SLICE: return "src shares elements with the input, none with the written slice";
+    }
+    return "?";
+}
+
+static void print_plan(const char *path, const ss_case *c, const ss_plan *p) {
+    const ss_op *op = &c->op;
+    printf("case %s\n", path);
+    print_meta(c);
+    printf("stated:\n  dtype   %s (%zu bytes), input storage %" PRId64 " elements", ss_dtype_name(c->dtype),
+           op->elem_size, op->input_storage_numel);
+    if (op->src_aliased) printf(", src views the same storage\n");
+    else printf(", src storage %" PRId64 " elements (separate)\n", op->src_storage_numel);
+    print_view("input", &op->input);
+    print_view("src", &op->src);
+    printf("  op      dim %" PRId64, op->dim);
+    print_bound("start", op->has_start, op->start);
+    print_bound("end", op->has_end, op->end);
+    printf(", step %" PRId64 "\n", op->step);
+    printf("normalized:\n  slice   dim %d, start %" PRId64 ", end %" PRId64 ", step %" PRId64
+           ", %" PRId64 " of %" PRId64 " along the dim\n", p->dim, p->start, p->end, p->step, p->slice_len,
+           op->input.sizes[p->dim]);
+    print_view("written", &p->slice);
+    printf("  numel   input view %" PRId64 ", slice %" PRId64 "\n", p->input_numel, p->slice_numel);
+    if (p->internal_overlap)
+        printf("valid:    no - the input view has internal overlap (two indices share a storage element,\n"
+               "          e.g. a stride-0 dim); an in-place write is ill-defined, every target must reject it\n");
+    else
+        printf("valid:    yes\n");
+    printf("overlap:  %s - %s\n", ss_overlap_name(p->overlap), overlap_words(p->overlap));
+}
+
+static int draw(const ss_plan *plan, int which, const ss_replay_run *runs, size_t n,
+                const ss_check_ctx *ck, int color, int64_t rows) {
+    ss_picture pic;
+    if (ss_picture_build(plan, which, &pic)) return -1;
+    const size_t es = plan->op.elem_size;
+    for (size_t i = 0; i < n; i++) {
+        const ss_storage *fin = which == SS_STORAGE_INPUT ? &runs[i].final_in : &runs[i].final_src;
+        const ss_storage *ref = which == SS_STORAGE_INPUT ? &ck->ref_in : &ck->ref_src;
+        if (fin->base && fin->bytes == ref->bytes)
+            ss_picture_mark_wrong(&pic, ss_storage_data(ref), ss_storage_data(fin), es);
+    }
+    printf(" %s storage,", which == SS_STORAGE_INPUT ? "input" : "src");
+    ss_picture_draw(stdout, &pic, color, rows);
+    ss_picture_free(&pic);
+    return 0;
+}
+
+/* One line per target, and a map of the cells it got wrong under any schedule. */
+static void report_targets(const ss_replay_ctx *rc, const ss_replay_case_result *r, int color, int64_t rows) {
+    for (size_t k = 0; k < r->runs;) {
+        size_t j = k, bad = 0;
+        while (j < r->runs && !strcmp(r->run[j].target, r->run[k].target)) bad += r->run[j++].res.verdict != SS_AGREE;
+        const ss_replay_run *first = NULL;
+        for (size_t i = k; i < j && !first; i++)
+            if (r->run[i].res.verdict != SS_AGREE) first = &r->run[i];
+        if (!first) {
+            printf("%s: agrees (%zu run%s)\n", r->run[k].target, j - k, j - k == 1 ? "" : "s");
+            k = j;
+            continue;
+        }
+        printf("%s: %s in %zu of %zu run%s (", r->run[k].target, ss_verdict_name(first->res.verdict), bad,
+               j - k, j - k == 1 ? "" : "s");
+        for (size_t i = k, c = 0; i < j; i++)
+            if (r->run[i].res.verdict != SS_AGREE)
+                printf("%s%s", c++ ? ", " : "", r->run[i].schedule ? r->run[i].schedule : "the run");
+        char detail[512];
+        if (first->res.verdict == SS_MISMATCH || first->res.verdict == SS_GUARD_WRITE)
+            ss_diff_format(&rc->plan, &first->res.diff, detail, sizeof detail);
+        else
+            snprintf(detail, sizeof detail, "%s", first->res.why);
+        printf("): %s\n", detail);
+        if (first->res.verdict == SS_MISMATCH || first->res.verdict == SS_GUARD_WRITE) {
+            draw(&rc->plan, SS_STORAGE_INPUT, r->run + k, j - k, &rc->check, color, rows);
+            if (!rc->plan.op.src_aliased)
+                draw(&rc->plan, SS_STORAGE_SRC, r->run + k, j - k, &rc->check, color, rows);
+        }
+        k = j;
+    }
+}
+
+int ss_cmd_explain(int argc, char **argv) {
+    ss_replay_opts o;
+    ss_replay_opts_init(&o);
+    o.keep_finals = 1;
+    int color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
+    uint64_t rows = 24;
+    static const struct option longopts[] = {
+        {"target", required_argument, 0, 't'}, {"schedule", required_argument, 0, 's'},
+        {"seed", required_argument, 0, 'S'},   {"rows", required_argument, 0, 'r'},
+        {"color", required_argument, 0, 'c'},  {"max-bytes", required_argument, 0, 'm'},
+        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+    optind = 1;
+    int ch;
+    while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        ss_error err;
+        uint64_t v;
+        switch (ch) {
+        case 't': if (ss_replay_add_target(&o, optarg, &err)) goto bad; break;
+        case 's': if (ss_replay_set_schedule(&o, optarg, &err)) goto bad; break;
+        case 'S': if (ss_parse_u64("--seed", optarg, &o.seed, &err)) goto bad; break;
+        case 'r':
+            if (ss_parse_u64("--rows", optarg, &rows, &err)) goto bad;
+            if (rows < 1 || rows > 1000000) { ss_fail(&err, "--rows", "must be in [1, 1000000]"); goto bad; }
+            break;
+        case 'm':
+            if (ss_parse_u64("--max-bytes", optarg, &v, &err)) goto bad;
+            o.max_bytes = (size_t)v;
+            break;
+        case 'c':
+            if (!strcmp(optarg, "always")) color = 1;
+            else if (!strcmp(optarg, "never")) color = 0;
+            else if (strcmp(optarg, "auto")) { ss_fail(&err, "--color", "must be auto, always or never"); goto bad; }
+            break;
+        case 'h': usage(stdout); return SS_EXIT_OK;
+        default: usage(stderr); return SS_EXIT_USAGE;
+        bad:
+            fprintf(stderr, "ssfuzz explain: %s: %s\n", err.field, err.msg);
+            return SS_EXIT_USAGE;
+        }
+    }
+    if (optind != argc - 1) { usage(stderr); return SS_EXIT_USAGE; }
+    const char *path = argv[optind];
+    ss_replay_ctx rc;
+    ss_replay_ctx_init(&rc, &o);
+    ss_error err;
+    if (ss_case_load(path, &rc.c, &err) || ss_plan_build_limited(&rc.c.op, o.max_bytes, &rc.plan, &err)) {
+        fprintf(stderr, "%s: invalid: %s: %s\n", path, err.field, err.msg);
+        ss_replay_ctx_free(&rc);
+        return SS_EXIT_USAGE;
+    }
+    ss_replay_case_result r;
+    ss_replay_loaded(&rc, path, &r);
+    if (!r.ran) {
+        fprintf(stderr, "%s: invalid: %s: %s\n", path, r.err.field, r.err.msg);
+        ss_replay_case_result_free(&r);
+        ss_replay_ctx_free(&rc);
+        return SS_EXIT_USAGE;
+    }
+    print_plan(path, &rc.c, &rc.plan);
+    printf("map (one group per innermost run of the view):\n");
+    ss_picture_legend(stdout, color);
+    if (draw(&rc.plan, SS_STORAGE_INPUT, NULL, 0, &rc.check, color, (int64_t)rows) ||
+        (!rc.plan.op.src_aliased && draw(&rc.plan, SS_STORAGE_SRC, NULL, 0, &rc.check, color, (int64_t)rows)))
+        fprintf(stderr, "ssfuzz explain: out of memory drawing the map\n");
+    printf("targets (reference %s):\n", r.ref_status == SS_RUN_REJECTED ? "rejects the case" : "ran");
+    report_targets(&rc, &r, color, (int64_t)rows);
+    const int code = r.exit_code;
+    ss_replay_case_result_free(&r);
+    ss_replay_ctx_free(&rc);
+    return code;
+}
