@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# gpu-check.sh - on a machine with a CUDA GPU, in one command (under 5 minutes):
+#   build for the device present, run the unit tests (the GPU tests no longer
+#   skip), replay corpus/ on every cuda:* target, run compute-sanitizer
+#   (memcheck, racecheck, initcheck) over a replay, and print GPU benchmark
+#   figures when a benchmark exists. Logs go to $OUT (else build/gpu-check/).
+# Exit 0 when every required step passed; mutants are expected to mismatch and
+# only reported.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 2
+LOG=${OUT:-build/gpu-check}
+mkdir -p "$LOG"
+START=$(date +%s)
+BUDGET=${GPU_CHECK_BUDGET:-290}          # seconds for the whole script
+SSFUZZ=build/ssfuzz
+failed=() ok=()
+
+left() { echo $((BUDGET - ($(date +%s) - START))); }
+# step NAME LIMIT CMD...: run with a time limit (bounded by what is left), log, record.
+step() {
+    local name=$1 limit=$2; shift 2
+    local l; l=$(left)
+    [ "$limit" -gt "$l" ] && limit=$l
+    if [ "$limit" -le 5 ]; then echo "-- $name: skipped, time budget spent"; failed+=("$name (no time)"); return 1; fi
+    echo "-- $name (limit ${limit}s)"
+    timeout --kill-after=5 "$limit" "$@" >"$LOG/$name.log" 2>&1
+    local rc=$?
+    tail -n 4 "$LOG/$name.log" | sed 's/^/   /'
+    if [ $rc = 0 ]; then ok+=("$name"); else failed+=("$name (exit $rc)"); fi
+    return $rc
+}
+
+echo "== device"
+if ! nvidia-smi --query-gpu=name,compute_cap,driver_version,memory.total --format=csv,noheader | tee "$LOG/device.txt"; then
+    echo "gpu-check: nvidia-smi failed: no usable GPU here" >&2; exit 3
+fi
+SAN=$(command -v compute-sanitizer)
+for c in /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda/compute-sanitizer/compute-sanitizer; do
+    [ -z "$SAN" ] && [ -x "$c" ] && SAN=$c
+done
+
+echo "== build (CUDA_ARCH from the device)"
+step build 150 make -j"$(nproc)" all test-unit || { echo "build failed: see $LOG/build.log"; exit 1; }
+
+echo "== targets"
+$SSFUZZ targets | tee "$LOG/targets.txt"
+if grep -q '^cuda:reinplace .* available$' "$LOG/targets.txt"; then :; else
+    echo "gpu-check: cuda targets unavailable after a GPU build"; exit 3
+fi
+
+echo "== unit tests"
+for t in build/tests/test_*; do
+    [ -x "$t" ] && step "unit-$(basename "$t")" 60 "$t"
+done
+
+echo "== corpus replay on every cuda:* target"
+CORPUS=corpus/
+while read -r name kind _; do
+    case $name in cuda:*) ;; *) continue ;; esac
+    if [ "$kind" = mutant ]; then
+        # Mutants may agree on a GPU where one wave hides the bug: report only.
+        timeout 60 $SSFUZZ replay "$CORPUS" --target "$name" -q >"$LOG/replay-$name.log" 2>&1
+        echo "   $name (mutant): exit $? — $(tail -n 1 "$LOG/replay-$name.log")"
+    else
+        step "replay-$name" 60 $SSFUZZ replay "$CORPUS" --target "$name" -q
+    fi
+done < "$LOG/targets.txt"
+
+echo "== compute-sanitizer over a replay (correct kernels)"
+CASES=$(find corpus -maxdepth 1 -name "*.json" | sort | head -n 12)
+if [ -n "$SAN" ] && [ -n "$CASES" ]; then
+    for tool in memcheck racecheck initcheck; do
+        # shellcheck disable=SC2086
+        step "sanitizer-$tool" 60 "$SAN" --tool "$tool" --error-exitcode 9 \
+            $SSFUZZ replay $CASES --target cuda:reinplace --target cuda:functional --target cuda:index -q
+    done
+else
+    echo "   SKIPPED: no compute-sanitizer (PATH, /usr/local/cuda) or no corpus cases"
+fi
+
+# ---- HOOK(bench): GPU benchmark figures -------------------------------------
+# The benchmark lands later (bench/bench.mk). When it defines `bench-gpu`, it
+# runs here and its figures are printed; until then this section says so.
+echo "== GPU benchmark"
+if [ -f bench/bench.mk ] && make -n bench-gpu >/dev/null 2>&1; then
+    step bench-gpu 60 make -s bench-gpu && cat "$LOG/bench-gpu.log"
+else
+    echo "   no GPU benchmark yet (HOOK(bench) in scripts/gpu-check.sh)"
+fi
+# ------------------------------------------------------------------------------
+
+echo "== summary ($(( $(date +%s) - START ))s; logs in $LOG)"
+echo "${#ok[@]} passed, ${#failed[@]} failed"
+for f in "${failed[@]}"; do echo "   FAILED $f"; done
+[ ${#failed[@]} = 0 ]
