@@ -113,11 +113,13 @@ static int shape_numel(int ndim, const int64_t *sizes, int64_t *n) {
     return 0;
 }
 
+/* Row-major strides. Wrapping math: a mutant's oversized shape may overflow
+ * here, and its launch is refused before these strides are used. */
 static void contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides) {
-    int64_t s = 1;
+    uint64_t s = 1;
     for (int d = ndim - 1; d >= 0; d--) {
-        strides[d] = s;
-        s *= sizes[d] ? sizes[d] : 1;
+        strides[d] = (int64_t)s;
+        s *= (uint64_t)(sizes[d] ? sizes[d] : 1);
     }
 }
 
