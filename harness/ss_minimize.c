@@ -200,9 +200,11 @@ static int toward_zero(int64_t x, int64_t out[3]) {
  * when smaller than c: a shrink path that single edits of a multi-dim
  * interleaving cannot take (x[1:] <- x[:-1], its mirror, stride-0 sources). */
 static void templates(const ss_case *c, clist *l) {
+    /* a few elements, or just past a power of two (a wave or warp boundary) */
+    static const int64_t lens[] = {2, 3, 4, 5, 9, 17, 33, 34, 65, 66, 129, 130, 257, 258, 513, 1025};
     if (!c->op.src_aliased || c->explicit_values) return;
-    for (int64_t n = 2; n <= 4 && n < ss_min_numel(c) + (c->op.input.ndim > 1); n++)
-        for (int t = 0; t < 4; t++) {
+    for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++)
+        for (int t = 0, n = (int)lens[i]; t < 4 && n < ss_min_numel(c) + (c->op.input.ndim > 1); t++) {
             ss_case *k = push(l, c);
             if (!k) return;
             ss_op *o = &k->op;

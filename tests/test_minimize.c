@@ -34,6 +34,8 @@ static const ss_target naive = {"test:naive-forward", "test", "naive-forward", 1
 
 typedef struct probe {
     ss_check_ctx ctx;
+    const ss_target *t;        /* NULL: the local naive target */
+    ss_schedule sched;
     ss_verdict want;
     long calls;
     ss_case first;     /* for the never-grow check: every accepted step is smaller */
@@ -46,8 +48,8 @@ static int still_fails(const ss_case *c, const ss_plan *plan, void *user) {
     char why[256];
     if (ss_check_prepare(&p->ctx, c, plan, &ref, why, sizeof why)) return 0;
     ss_check_result res;
-    ss_run_opts ro = {SS_SCHED_FORWARD, 1};
-    ss_check_target(&p->ctx, plan, ref, &naive, &ro, &res);
+    ss_run_opts ro = {p->sched, 1};
+    ss_check_target(&p->ctx, plan, ref, p->t ? p->t : &naive, &ro, &res);
     return res.verdict == p->want;
 }
 
@@ -58,8 +60,8 @@ static ss_verdict verdict_of(probe *p, const ss_case *c) {
     char why[256];
     assert_int_equal(ss_check_prepare(&p->ctx, c, &plan, &ref, why, sizeof why), 0);
     ss_check_result res;
-    ss_run_opts ro = {SS_SCHED_FORWARD, 1};
-    ss_check_target(&p->ctx, &plan, ref, &naive, &ro, &res);
+    ss_run_opts ro = {p->sched, 1};
+    ss_check_target(&p->ctx, &plan, ref, p->t ? p->t : &naive, &ro, &res);
     return res.verdict;
 }
 
@@ -146,6 +148,63 @@ static void test_explicit_values(void **state) {
     ss_check_ctx_free(&p.ctx);
 }
 
+/* Every emulated mutant: the first failing generated case per schedule
+ * shrinks to a 1-minimal, still failing, no larger case; aliasing mutants'
+ * mismatches end as a 1-D storage of a handful of elements. */
+static void test_emu_mutants(void **state) {
+    (void)state;
+    ss_gen_config cfg;
+    ss_gen_config_default(&cfg);
+    cfg.large_per_mille = 0;
+    probe p;
+    memset(&p, 0, sizeof p);
+    ss_check_ctx_init(&p.ctx);
+    int mutants = 0;
+    for (size_t ti = 0; ti < ss_target_count(); ti++) {
+        const ss_target *t = ss_target_at(ti);
+        if (!t->mutant || strcmp(t->engine, "emu")) continue;
+        mutants++;
+        p.t = t;
+        int killed = 0;
+        for (int s = 0; s < SS_SCHED_COUNT; s++) {
+            p.sched = (ss_schedule)s;
+            for (uint64_t i = 0; i < 3000; i++) {
+                ss_case c;
+                ss_gen_case(&cfg, 21, i, &c, NULL);
+                p.want = verdict_of(&p, &c);
+                if (p.want == SS_AGREE) continue;
+                ss_case orig = c;
+                ss_min_stats st;
+                assert_int_equal(ss_minimize(&c, NULL, still_fails, &p, &st), 0);
+                assert_false(st.budget_hit);
+                assert_int_equal(verdict_of(&p, &c), p.want);
+                assert_int_equal(ss_min_is_minimal(&c, 0, still_fails, &p), 1);
+                assert_true(ss_min_compare(&c, &orig) <= 0);
+                /* random groupings have their own boundaries: no 1-D promise there */
+                if (p.want == SS_MISMATCH && !strncmp(t->kernel, "mut-alias", 9) && s != SS_SCHED_RANDOM) {
+                    if (c.op.input.ndim != 1) {
+                        char *j = ss_case_to_json(&c);
+                        print_message("%s\n", j);
+                        free(j);
+                    }
+                    assert_int_equal(c.op.input.ndim, 1);
+                    if (s == SS_SCHED_FORWARD || s == SS_SCHED_REVERSE) assert_true(ss_min_numel(&c) <= 4);
+                }
+                print_message("%-28s %-8s %-24s %d-D -> %d-D, %lld -> %lld elements, %ld tries\n",
+                              t->name, ss_schedule_name((ss_schedule)s), ss_verdict_name(p.want),
+                              st.ndim_before, st.ndim_after, (long long)st.numel_before,
+                              (long long)st.numel_after, st.attempts);
+                ss_case_free(&c);
+                killed = 1;
+                break;
+            }
+        }
+        assert_true(killed);
+    }
+    assert_true(mutants >= 5);
+    ss_check_ctx_free(&p.ctx);
+}
+
 static int always(const ss_case *c, const ss_plan *plan, void *user) {
     (void)c; (void)plan;
     ++*(long *)user;
@@ -178,6 +237,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_generated_failures),
         cmocka_unit_test(test_explicit_values),
+        cmocka_unit_test(test_emu_mutants),
         cmocka_unit_test(test_budget_and_floor),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

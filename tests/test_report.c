@@ -1,0 +1,202 @@
+/* test_report.c - reproducers: round trip with meta, atomic no-overwrite writes, dedup, summary. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+#include <cjson/cJSON.h>
+#include "ss_cli.h"
+#include "ss_files.h"
+#include "ss_gen.h"
+#include "ss_report.h"
+
+static char dir[256];
+
+static int setup(void **state) {
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/ssfuzz-test-report-XXXXXX");
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state) {
+    (void)state;
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char p[600];
+    while (d && (e = readdir(d)))
+        if (e->d_name[0] != '.' || (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))) {
+            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+            unlink(p);
+        }
+    if (d) closedir(d);
+    rmdir(dir);
+    return 0;
+}
+
+/* Files in dir, dot-files (temp files) counted apart. */
+static int count_files(int *hidden) {
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int n = 0;
+    *hidden = 0;
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        if (e->d_name[0] == '.') ++*hidden;
+        else n++;
+    }
+    closedir(d);
+    return n;
+}
+
+static ss_case small_alias_case(void) {
+    ss_case c;
+    ss_case_init(&c);
+    c.dtype = SS_FLOAT32;
+    c.op.elem_size = 4;
+    c.op.input_storage_numel = c.op.src_storage_numel = 3;
+    c.op.src_aliased = 1;
+    c.op.input = (ss_view){0, 1, {3}, {1}};
+    c.op.src = (ss_view){0, 1, {2}, {1}};
+    c.op.dim = 0;
+    c.op.has_start = 1;
+    c.op.start = 1;
+    c.op.step = 1;
+    c.fill_seed = 7;
+    return c;
+}
+
+static void test_name_and_key(void **state) {
+    (void)state;
+    ss_case c = small_alias_case();
+    ss_finding f = {.kind = "mismatch", .target = "emu:mut-alias-unchecked", .schedule = "forward"};
+    char key[256], name[256];
+    ss_report_key(&c, &f, key, sizeof key);
+    ss_report_name(&c, &f, name, sizeof name);
+    assert_string_equal(key, "mismatch|emu:mut-alias-unchecked|forward|1d|f32|partial");
+    assert_int_equal(strncmp(name, "mismatch-emu_mut-alias-unchecked-1d-f32-partial-", 48), 0);
+    assert_int_equal(strlen(name), 48 + 8 + 5);
+    /* another schedule: same readable stem, another hash */
+    f.schedule = "reverse";
+    char name2[256];
+    ss_report_name(&c, &f, name2, sizeof name2);
+    assert_string_not_equal(name, name2);
+    f.kind = "guard-band write";
+    ss_report_name(&c, &f, name2, sizeof name2);
+    assert_int_equal(strncmp(name2, "guard-band-write-emu_mut", 24), 0);
+}
+
+static void test_round_trip_and_dedup(void **state) {
+    (void)state;
+    ss_case c = small_alias_case();
+    ss_finding f = {"mismatch", "emu:mut-alias-unchecked", "random", 5, 1, 123456789012345ull, 77,
+                    812, 4, 1, "ssfuzz fuzz --seed 123456789012345", "input storage[2]: differs"};
+    char path[1024];
+    ss_error err;
+    assert_int_equal(ss_report_write(dir, &c, &f, path, sizeof path, &err), 1);
+    int hidden;
+    assert_int_equal(count_files(&hidden), 1);
+    assert_int_equal(hidden, 0);   /* no temp file left behind */
+
+    ss_case back;
+    ss_case_init(&back);
+    assert_int_equal(ss_case_load(path, &back, &err), 0);
+    assert_memory_equal(&back.op, &c.op, sizeof c.op);
+    assert_int_equal(back.dtype, c.dtype);
+    assert_int_equal(back.fill_seed, 7);
+    const cJSON *m = back.meta;
+    assert_non_null(m);
+    assert_string_equal(cJSON_GetObjectItem(m, "target")->valuestring, "emu:mut-alias-unchecked");
+    assert_string_equal(cJSON_GetObjectItem(m, "schedule")->valuestring, "random");
+    assert_int_equal((int)cJSON_GetObjectItem(m, "schedule_seed")->valuedouble, 5);
+    assert_string_equal(cJSON_GetObjectItem(m, "signature")->valuestring, "mismatch");
+    assert_string_equal(cJSON_GetObjectItem(m, "campaign_seed")->valuestring, "123456789012345");
+    assert_string_equal(cJSON_GetObjectItem(m, "case_index")->valuestring, "77");
+    assert_string_equal(cJSON_GetObjectItem(m, "version")->valuestring, SS_VERSION);
+    const cJSON *b = cJSON_GetObjectItem(m, "before_minimization");
+    assert_int_equal((int)cJSON_GetObjectItem(b, "numel")->valuedouble, 812);
+    assert_int_equal((int)cJSON_GetObjectItem(b, "ndim")->valuedouble, 4);
+
+    /* the same signature and shape class again: counted, not rewritten */
+    struct stat st1, st2;
+    stat(path, &st1);
+    ss_case c2 = small_alias_case();
+    c2.fill_seed = 99;
+    char path2[1024];
+    assert_int_equal(ss_report_write(dir, &c2, &f, path2, sizeof path2, &err), 0);
+    assert_string_equal(path, path2);
+    stat(path2, &st2);
+    assert_int_equal(st1.st_ino, st2.st_ino);
+    ss_case_free(&back);
+    ss_case_init(&back);
+    assert_int_equal(ss_case_load(path, &back, &err), 0);
+    assert_int_equal(back.fill_seed, 7);
+    /* a different shape class is a new file */
+    c2.dtype = SS_UINT8;
+    c2.op.elem_size = 1;
+    assert_int_equal(ss_report_write(dir, &c2, &f, path2, sizeof path2, &err), 1);
+    assert_int_equal(count_files(&hidden), 2);
+    assert_int_equal(hidden, 0);
+    char line[512];
+    ss_report_line(&c2, &f, path2, 1, line, sizeof line);
+    assert_non_null(strstr(line, "mismatch on emu:mut-alias-unchecked (random): 1-D uint8 partial, 3 elements (was 4-D, 812)"));
+    ss_case_free(&back);
+    ss_case_free(&c);
+    ss_case_free(&c2);
+}
+
+static void test_unwritable(void **state) {
+    (void)state;
+    ss_case c = small_alias_case();
+    ss_finding f = {.kind = "mismatch", .target = "emu:x"};
+    ss_error err;
+    assert_int_equal(ss_report_write("/nonexistent-dir/x", &c, &f, NULL, 0, &err), -1);
+    ss_case_free(&c);
+}
+
+static void test_summary(void **state) {
+    (void)state;
+    ss_summary s;
+    memset(&s, 0, sizeof s);
+    s.seed = 42;
+    s.cases = 1000;
+    s.seconds = 2;
+    s.stopped_by = "signal";
+    snprintf(s.targets, sizeof s.targets, "emu:a,emu:b");
+    assert_int_equal(ss_summary_add(&s, "mismatch", "emu:a", "forward", "x.json", 1), 0);
+    assert_int_equal(ss_summary_add(&s, "mismatch", "emu:a", "forward", NULL, 0), 0);
+    assert_int_equal(ss_summary_add(&s, "crash", "emu:b", NULL, "y.json", 1), 0);
+    assert_int_equal(s.n, 2);
+    assert_int_equal(ss_summary_hits(&s), 3);
+    ss_error err;
+    assert_int_equal(ss_summary_write(dir, &s, &err), 0);
+    char path[600], *text;
+    size_t len;
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    assert_int_equal(ss_read_file(path, 1 << 20, &text, &len, &err), 0);
+    cJSON *root = cJSON_Parse(text);
+    assert_non_null(root);
+    assert_string_equal(cJSON_GetObjectItem(root, "seed")->valuestring, "42");
+    assert_string_equal(cJSON_GetObjectItem(root, "stopped_by")->valuestring, "signal");
+    const cJSON *fs = cJSON_GetObjectItem(root, "findings");
+    assert_int_equal(cJSON_GetArraySize(fs), 2);
+    assert_int_equal((int)cJSON_GetObjectItem(cJSON_GetArrayItem(fs, 0), "hits")->valuedouble, 2);
+    cJSON_Delete(root);
+    free(text);
+    ss_summary_free(&s);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_name_and_key),
+        cmocka_unit_test_setup_teardown(test_round_trip_and_dedup, setup, teardown),
+        cmocka_unit_test(test_unwritable),
+        cmocka_unit_test_setup_teardown(test_summary, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
