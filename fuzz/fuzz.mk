@@ -4,6 +4,7 @@
 # OUT from the environment are used as given. Without them: clang, ASan+UBSan,
 # -fsanitize=fuzzer, binaries in build-fuzz/. CPU only (kernels/cuda_stub.c
 # stands in for the CUDA target), as CUDA's runtime and ASan do not mix.
+# The CLI subcommands (harness/cli_*.c) stay out: the targets never call them.
 
 FUZZ_TARGETS  := fuzz_case fuzz_json
 FUZZ_SET_BY   := environment command line
@@ -18,7 +19,7 @@ FUZZ_WORK     := build-fuzz/obj
 # The sanitizers must reach the link too (OSS-Fuzz's CFLAGS carry them).
 FUZZ_LDFLAGS  := $(FUZZ_CFLAGS) $(LIB_FUZZING_ENGINE)
 
-FUZZ_LIB_SRC  := $(sort $(filter-out harness/main.c,$(wildcard harness/*.c)) \
+FUZZ_LIB_SRC  := $(sort $(filter-out harness/main.c harness/cli_%.c,$(wildcard harness/*.c)) \
                    $(wildcard reference/*.c) $(wildcard kernels/*.c))
 FUZZ_LIB_OBJ  := $(FUZZ_LIB_SRC:%.c=$(FUZZ_WORK)/%.o)
 FUZZ_INC      := -Ifuzz

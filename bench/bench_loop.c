@@ -1,0 +1,129 @@
+/* bench_loop.c - small-case throughput of the whole differential loop (generate, plan, reference, emu:reinplace, compare) on one core; exports the same cases as JSON lines for the PyTorch peer. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <cjson/cJSON.h>
+#include "ss_case.h"
+#include "ss_check.h"
+#include "ss_gen.h"
+#include "ss_plan_build.h"
+#include "ss_target.h"
+
+typedef struct bench_opts {
+    uint64_t cases, seed;
+    int64_t max_numel;
+    const char *target, *schedule, *export_path;
+    uint64_t export_cases;
+} bench_opts;
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void usage(FILE *f) {
+    fprintf(f, "usage: bench_loop [--cases N] [--seed S] [--max-numel N] [--target T] [--schedule S]\n"
+               "                  [--export N FILE]   (write the first N cases as JSON lines and exit)\n");
+}
+
+static int parse_args(int argc, char **argv, bench_opts *o) {
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const int more = i + 1 < argc;
+        if (!strcmp(a, "--cases") && more) o->cases = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(a, "--seed") && more) o->seed = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(a, "--max-numel") && more) o->max_numel = strtoll(argv[++i], NULL, 10);
+        else if (!strcmp(a, "--target") && more) o->target = argv[++i];
+        else if (!strcmp(a, "--schedule") && more) o->schedule = argv[++i];
+        else if (!strcmp(a, "--export") && i + 2 < argc) {
+            o->export_cases = strtoull(argv[++i], NULL, 10);
+            o->export_path = argv[++i];
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); exit(0); }
+        else { usage(stderr); return -1; }
+    }
+    return o->cases && o->max_numel > 0 ? 0 : -1;
+}
+
+/* The small-case distribution: the default generator without its occasional
+ * million-element cases, every storage capped at max_numel. */
+static void bench_config(const bench_opts *o, ss_gen_config *cfg) {
+    ss_gen_config_default(cfg);
+    cfg->max_numel = o->max_numel;
+    cfg->large_per_mille = 0;
+}
+
+/* One case per line: the case format with its layout whitespace folded
+ * (strings in a case never hold a raw newline or tab). */
+static int export_cases(const bench_opts *o) {
+    ss_gen_config cfg;
+    bench_config(o, &cfg);
+    FILE *f = fopen(o->export_path, "w");
+    if (!f) { perror(o->export_path); return 1; }
+    ss_case c;
+    for (uint64_t i = 0; i < o->export_cases; i++) {
+        if (ss_gen_case(&cfg, o->seed, i, &c, NULL) != 0) { fclose(f); return 1; }
+        /* The peer cannot decide every internal overlap exactly (torch says
+         * "too hard" for some); it reads the reference's verdict instead. */
+        ss_plan plan;
+        ss_error err;
+        if (ss_plan_build_limited(&c.op, 0, &plan, &err) == 0 && plan.internal_overlap) {
+            c.meta = cJSON_CreateObject();
+            if (c.meta) cJSON_AddBoolToObject(c.meta, "bench_rejected", 1);
+        }
+        char *text = ss_case_to_json(&c);
+        if (!text) { fclose(f); return 1; }
+        for (char *p = text; *p; p++) if (*p == '\n' || *p == '\t') *p = ' ';
+        fprintf(f, "%s\n", text);
+        free(text);
+        ss_case_free(&c);
+    }
+    return fclose(f) != 0;
+}
+
+int main(int argc, char **argv) {
+    bench_opts o = {200000, 1, 4096, "emu:reinplace", "forward", NULL, 0};
+    if (parse_args(argc, argv, &o) != 0) { usage(stderr); return 2; }
+    if (o.export_path) return export_cases(&o);
+
+    const ss_target *t = ss_target_find(o.target);
+    ss_schedule sched;
+    if (!t || t->unavailable(t) || ss_schedule_from_name(o.schedule, &sched) != 0) {
+        fprintf(stderr, "bench_loop: target %s or schedule %s unusable here\n", o.target, o.schedule);
+        return 2;
+    }
+    ss_gen_config cfg;
+    bench_config(&o, &cfg);
+    const ss_run_opts ropts = {sched, o.seed};
+    ss_check_ctx ctx;
+    ss_check_ctx_init(&ctx);
+    uint64_t agree = 0, invalid = 0, skipped = 0, findings = 0, elems = 0;
+    char why[256];
+    ss_case c;
+    ss_plan plan;
+    ss_error err;
+    const double t0 = now_s();
+    for (uint64_t i = 0; i < o.cases; i++) {
+        if (ss_gen_case(&cfg, o.seed, i, &c, NULL) != 0) { fprintf(stderr, "out of memory\n"); return 1; }
+        ss_run_status ref;
+        ss_check_result res;
+        if (ss_plan_build_limited(&c.op, ctx.max_bytes, &plan, &err) != 0) invalid++;
+        else if (ss_check_prepare(&ctx, &c, &plan, &ref, why, sizeof why) != 0) skipped++;
+        else {
+            ss_check_target(&ctx, &plan, ref, t, &ropts, &res);
+            if (res.verdict == SS_AGREE) agree++; else findings++;
+            elems += (uint64_t)plan.op.input_storage_numel;
+        }
+        ss_case_free(&c);
+    }
+    const double secs = now_s() - t0;
+    printf("c loop: %llu cases (%s, %s, seed %llu, max numel %lld, mean storage %.0f elements): "
+           "%.3f s, %.0f cases/s (%llu agree, %llu findings, %llu invalid, %llu skipped)\n",
+           (unsigned long long)o.cases, t->name, o.schedule, (unsigned long long)o.seed,
+           (long long)o.max_numel, o.cases ? (double)elems / (double)o.cases : 0.0, secs,
+           secs > 0 ? (double)o.cases / secs : 0.0, (unsigned long long)agree,
+           (unsigned long long)findings, (unsigned long long)invalid, (unsigned long long)skipped);
+    ss_check_ctx_free(&ctx);
+    return findings ? 1 : 0;
+}
