@@ -25,6 +25,21 @@ static void usage(FILE *f) {
         (size_t)SS_DEFAULT_MAX_BYTES);
 }
 
+/* Print `first` then text, word-wrapped at 80 columns, continuation lines indented by `indent`. */
+static void wrapped(const char *first, const char *text, int indent) {
+    int col = printf("%s", first);
+    const char *p = text;
+    while (*p) {
+        const size_t word = strcspn(p, " ");
+        if (col > indent && col + 1 + (int)word > 80) col = printf("\n%*s", indent, "") - 1;
+        else if (col > indent || p != text) col += printf(" ");
+        col += printf("%.*s", (int)word, p);
+        p += word;
+        while (*p == ' ') p++;
+    }
+    printf("\n");
+}
+
 static void print_view(const char *label, const ss_view *v) {
     printf("  %-7s offset %" PRId64 ", sizes [", label, v->offset);
     for (int d = 0; d < v->ndim; d++) printf("%s%" PRId64, d ? ", " : "", v->sizes[d]);
@@ -43,9 +58,10 @@ static void print_meta(const ss_case *c) {
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         const cJSON *it = cJSON_GetObjectItemCaseSensitive(c->meta, keys[i]);
         if (!cJSON_IsString(it)) continue;
-        char clean[300];
+        char clean[300], label[16];
         ss_text_sanitize(it->valuestring, clean, sizeof clean);
-        printf("  %-9s %s\n", keys[i], clean);
+        snprintf(label, sizeof label, "  %-9s", keys[i]);
+        wrapped(label, clean, 12);
     }
 }
 
@@ -64,10 +80,10 @@ static void print_plan(const char *path, const ss_case *c, const ss_plan *p) {
     const ss_op *op = &c->op;
     printf("case %s\n", path);
     print_meta(c);
-    printf("stated:\n  dtype   %s (%zu bytes), input storage %" PRId64 " elements", ss_dtype_name(c->dtype),
+    printf("stated:\n  dtype   %s (%zu bytes)\n  storage input %" PRId64 " elements", ss_dtype_name(c->dtype),
            op->elem_size, op->input_storage_numel);
-    if (op->src_aliased) printf(", src views the same storage\n");
-    else printf(", src storage %" PRId64 " elements (separate)\n", op->src_storage_numel);
+    if (op->src_aliased) printf("; src views the same storage\n");
+    else printf("; src separate, %" PRId64 " elements\n", op->src_storage_numel);
     print_view("input", &op->input);
     print_view("src", &op->src);
     printf("  op      dim %" PRId64, op->dim);
@@ -80,11 +96,13 @@ static void print_plan(const char *path, const ss_case *c, const ss_plan *p) {
     print_view("written", &p->slice);
     printf("  numel   input view %" PRId64 ", slice %" PRId64 "\n", p->input_numel, p->slice_numel);
     if (p->internal_overlap)
-        printf("valid:    no - the input view has internal overlap (two indices share a storage element,\n"
-               "          e.g. a stride-0 dim); an in-place write is ill-defined, every target must reject it\n");
+        wrapped("valid:    no -", "the input view has internal overlap (two indices share a storage element, "
+                "e.g. a stride-0 dim): an in-place write is ill-defined, every target must reject it", 10);
     else
         printf("valid:    yes\n");
-    printf("overlap:  %s - %s\n", ss_overlap_name(p->overlap), overlap_words(p->overlap));
+    char line[256];
+    snprintf(line, sizeof line, "%s - %s", ss_overlap_name(p->overlap), overlap_words(p->overlap));
+    wrapped("overlap:  ", line, 10);
 }
 
 static int draw(const ss_plan *plan, int which, const ss_replay_run *runs, size_t n,
@@ -117,17 +135,21 @@ static void report_targets(const ss_replay_ctx *rc, const ss_replay_case_result 
             k = j;
             continue;
         }
-        printf("%s: %s in %zu of %zu run%s (", r->run[k].target, ss_verdict_name(first->res.verdict), bad,
-               j - k, j - k == 1 ? "" : "s");
-        for (size_t i = k, c = 0; i < j; i++)
+        char line[1024], detail[512];
+        size_t n = (size_t)snprintf(line, sizeof line, "%s in %zu of %zu run%s (", ss_verdict_name(first->res.verdict),
+                                    bad, j - k, j - k == 1 ? "" : "s");
+        for (size_t i = k, c = 0; i < j && n < sizeof line; i++)
             if (r->run[i].res.verdict != SS_AGREE)
-                printf("%s%s", c++ ? ", " : "", r->run[i].schedule ? r->run[i].schedule : "the run");
-        char detail[512];
+                n += (size_t)snprintf(line + n, sizeof line - n, "%s%s", c++ ? ", " : "",
+                                      r->run[i].schedule ? r->run[i].schedule : "the run");
         if (first->res.verdict == SS_MISMATCH || first->res.verdict == SS_GUARD_WRITE)
             ss_diff_format(&rc->plan, &first->res.diff, detail, sizeof detail);
         else
-            snprintf(detail, sizeof detail, "%s", first->res.why);
-        printf("): %s\n", detail);
+            ss_text_sanitize(first->res.why, detail, sizeof detail);
+        if (n < sizeof line) snprintf(line + n, sizeof line - n, "): %s", detail);
+        char head[96];
+        snprintf(head, sizeof head, "%s:", r->run[k].target);
+        wrapped(head, line, 2);
         if (first->res.verdict == SS_MISMATCH || first->res.verdict == SS_GUARD_WRITE) {
             draw(&rc->plan, SS_STORAGE_INPUT, r->run + k, j - k, &rc->check, color, rows);
             if (!rc->plan.op.src_aliased)

@@ -119,7 +119,7 @@ void ss_picture_legend(FILE *f, int color) {
     fputs("legend:", f);
     for (int i = 0; classes[i]; i++) {
         const char c = classes[i];
-        fprintf(f, "%s%s%s%c%s%s %s", i == 3 ? "\n       " : "  ", c == ' ' ? "'" : "", color ? ansi(c) : "",
+        fprintf(f, "%s%s%s%c%s%s %s", i == 3 || i == 5 ? "\n        " : "  ", c == ' ' ? "'" : "", color ? ansi(c) : "",
                 c, color ? "\033[0m" : "", c == ' ' ? "'" : "", what[i]);
     }
     fputc('\n', f);

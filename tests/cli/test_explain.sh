@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# `ssfuzz explain`: plan, validity, overlap class and map for every corpus case; plain text
+# off a terminal, colour on request; wrong cells after a mutant; large cases summarized in 80 columns.
+set -u
+SSFUZZ=${SSFUZZ:-build/ssfuzz}
+SSFUZZ_ASAN=${SSFUZZ_ASAN:-$SSFUZZ}
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+pass() { echo "ok $1"; }
+fail() { echo "not ok $1${2:+: $2}"; }
+esc=$(printf '\033')
+
+for f in corpus/*.json; do
+    name="explain $(basename "$f")"
+    "$SSFUZZ_ASAN" explain "$f" >"$tmp/out" 2>"$tmp/err"; rc=$?
+    if [ "$rc" = 0 ] && grep -q '^overlap:  ' "$tmp/out" && grep -q '^valid:    ' "$tmp/out" &&
+       grep -q '^ input storage, [0-9]* cells' "$tmp/out" && grep -q '^ *[0-9]* |' "$tmp/out" &&
+       grep -q '^  slice   dim ' "$tmp/out" && ! grep -q "$esc" "$tmp/out"; then pass "$name"
+    else fail "$name" "exit $rc; $(head -c 300 "$tmp/err")"; fi
+done
+
+# The upstream shape x[1:] = x[:-1]: R at 0, X in between, W at the end; exact lines.
+"$SSFUZZ" explain corpus/shift-right-1d.json >"$tmp/out" 2>&1
+grep -qx '          0 |RXXXXXXW|' "$tmp/out" && pass "x[1:] = x[:-1] map" || fail "x[1:] = x[:-1] map" "$(grep '|' "$tmp/out")"
+grep -q '^overlap:  partial' "$tmp/out" && pass "overlap class partial" || fail "overlap class partial"
+grep -q '^  slice   dim 0, start 1, end 8, step 1, 7 of 8' "$tmp/out" && pass "clamped end shown" || fail "clamped end shown"
+# x[0] = x[0].t(): one row per x[i] of the 2x3x3 tensor.
+"$SSFUZZ" explain corpus/same-ptr-transpose.json >"$tmp/out" 2>&1
+grep -qx '          0 |XXX XXX XXX|' "$tmp/out" && grep -qx '          9 |... ... ...|' "$tmp/out" \
+    && pass "x[0] = x[0].t() map" || fail "x[0] = x[0].t() map" "$(grep '|' "$tmp/out")"
+# Invalid input: said so, and why.
+"$SSFUZZ" explain corpus/stride0-input.json >"$tmp/out" 2>&1
+grep -q '^valid:    no - the input view has internal overlap' "$tmp/out" && grep -q 'reference rejects' "$tmp/out" \
+    && pass "stride-0 input explained as invalid" || fail "stride-0 input explained as invalid"
+# KV cache: rows outside the input view collapse to one line.
+"$SSFUZZ" explain corpus/kv-cache-aliased.json >"$tmp/out" 2>&1
+grep -q '0 | (to 63: outside the input view)' "$tmp/out" && grep -q '^ *64 |.... .... RRRR XXXX WWWW .... .... ....|$' "$tmp/out" \
+    && pass "KV-cache map" || fail "KV-cache map" "$(grep '|' "$tmp/out")"
+
+# A mutant's wrong cells, and exit 1.
+"$SSFUZZ" explain corpus/shift-right-1d.json --target emu:reinplace --target emu:mut-alias-unchecked >"$tmp/out" 2>&1; rc=$?
+[ "$rc" = 1 ] && grep -qx '          0 |RX!!!!!!|' "$tmp/out" && grep -q '^emu:reinplace: agrees (5 runs)' "$tmp/out" \
+    && pass "mutant's wrong cells marked" || fail "mutant's wrong cells marked" "exit $rc; $(grep '|' "$tmp/out")"
+
+# Colour: only on request or a terminal; NO_COLOR wins over auto.
+"$SSFUZZ" explain --color always corpus/shift-right-1d.json >"$tmp/out" 2>&1
+grep -q "$esc\[" "$tmp/out" && pass "--color always colours" || fail "--color always colours"
+if command -v script >/dev/null; then
+    script -qec "$SSFUZZ explain corpus/shift-right-1d.json" /dev/null >"$tmp/tty" 2>&1
+    grep -q "$esc\[" "$tmp/tty" && pass "colour on a terminal" || fail "colour on a terminal"
+    NO_COLOR=1 script -qec "$SSFUZZ explain corpus/shift-right-1d.json" /dev/null >"$tmp/tty" 2>&1
+    ! grep -q "$esc\[" "$tmp/tty" && pass "NO_COLOR on a terminal: plain" || fail "NO_COLOR on a terminal: plain"
+else
+    echo "skip colour on a terminal: no script(1)"
+fi
+
+# Large: 2^20 cells, summarized, every line within 80 columns, short.
+"$SSFUZZ" explain corpus/shift-right-large.json --target emu:mut-alias-unchecked >"$tmp/out" 2>&1
+long=$(awk 'length > 80' "$tmp/out" | head -2)
+lines=$(wc -l <"$tmp/out")
+if [ -z "$long" ] && [ "$lines" -lt 60 ] && grep -q '\.\.\. [0-9]* more rows' "$tmp/out" &&
+   grep -q '1048576 cells: 1 W, 1 R, 1048574 X' "$tmp/out"; then pass "large case summarized within 80 columns"
+else fail "large case summarized within 80 columns" "$lines lines; $long"; fi
+for f in corpus/*.json; do
+    "$SSFUZZ" explain "$f" --target emu:mut-alias-unchecked --target emu:mut-contiguous-src >"$tmp/out" 2>&1
+    awk -v f="$f" 'length > 80 {print f ": " $0; bad=1} END {exit bad}' "$tmp/out" || wide=1
+done
+[ -z "${wide:-}" ] && pass "every corpus explanation fits 80 columns" || fail "every corpus explanation fits 80 columns"
+
+# Usage and invalid cases: exit 2, one line.
+for args in "" "--bogus corpus/shift-right-1d.json" "--color sometimes corpus/shift-right-1d.json" \
+            "--rows 0 corpus/shift-right-1d.json" "$tmp/nope.json" "corpus/shift-right-1d.json corpus/bool-shift.json"; do
+    # shellcheck disable=SC2086
+    "$SSFUZZ" explain $args >"$tmp/out" 2>"$tmp/err"; rc=$?
+    [ "$rc" = 2 ] && pass "usage: explain $args" || fail "usage: explain $args" "exit $rc"
+done
+for f in tests/hostile/*.json; do
+    [ -f "$f" ] || continue
+    "$SSFUZZ_ASAN" explain "$f" >"$tmp/out" 2>"$tmp/err"; rc=$?
+    if [ "$rc" != 2 ] || [ "$(wc -l <"$tmp/err")" != 1 ]; then fail "hostile $(basename "$f")" "exit $rc"; hbad=1; fi
+done
+[ -z "${hbad:-}" ] && pass "hostile cases: exit 2, one line each (ASan)"

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# `ssfuzz regress`: the corpus holds every expectation; JUnit and SARIF are well formed;
+# a wrong expectation fails with exit 1 and a SARIF result; usage and invalid cases exit 2.
+set -u
+SSFUZZ=${SSFUZZ:-build/ssfuzz}
+SSFUZZ_ASAN=${SSFUZZ_ASAN:-$SSFUZZ}
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+pass() { echo "ok $1"; }
+fail() { echo "not ok $1${2:+: $2}"; }
+expect_rc() {   # name want cmd...
+    local name=$1 want=$2; shift 2
+    "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
+    if [ "$rc" = "$want" ]; then pass "$name"; else fail "$name" "exit $rc, expected $want; $(tail -3 "$tmp/err")"; fi
+}
+py=$(command -v python3 || command -v /usr/bin/python3)
+
+expect_rc "regress corpus/ holds every expectation" 0 "$SSFUZZ" regress corpus/ --junit "$tmp/c.xml" --sarif "$tmp/c.sarif"
+grep -q '^regress: .* 0 failed' "$tmp/out" && pass "summary line" || fail "summary line" "$(tail -1 "$tmp/out")"
+expect_rc "regress corpus/ under ASan+UBSan" 0 "$SSFUZZ_ASAN" regress -q corpus/
+
+# Every mutant is named as failing by at least one corpus case, and that expectation held.
+for m in $("$SSFUZZ" targets | awk '$1 ~ /^emu:/ && $2 == "mutant" {print $1}'); do
+    if grep -q "name=\"$m\" time=\"[0-9.]*\"/>" "$tmp/c.xml" && grep -l "\"$m\": \"" corpus/*.json >/dev/null; then
+        pass "corpus kills $m"
+    else fail "corpus kills $m"; fi
+done
+
+check_junit() {   # file want_failures
+    "$py" - "$1" "$2" <<'PY'
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+assert root.tag == "testsuites", root.tag
+cases = root.findall("./testsuite/testcase")
+assert cases and int(root.get("tests")) == len(cases), "testcase count"
+for c in cases:
+    assert c.get("classname") and c.get("name") and float(c.get("time")) >= 0, c.attrib
+fails = root.findall("./testsuite/testcase/failure")
+assert len(fails) == int(sys.argv[2]) == int(root.get("failures")), "failures %d" % len(fails)
+for f in fails:
+    assert f.get("type") and f.get("message"), f.attrib
+PY
+}
+check_sarif() {   # file want_results [ruleId]
+    "$py" - "$@" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["version"] == "2.1.0" and "sarif-2.1.0" in d["$schema"], "version/schema"
+run = d["runs"][0]
+drv = run["tool"]["driver"]
+assert drv["name"] == "ssfuzz" and drv["version"] and drv["rules"], "driver"
+ids = {r["id"] for r in drv["rules"]}
+res = run["results"]
+assert len(res) == int(sys.argv[2]), "results %d" % len(res)
+for r in res:
+    assert r["ruleId"] in ids and r["level"] == "error" and r["message"]["text"], r
+    assert r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], r
+if len(sys.argv) > 3:
+    assert any(r["ruleId"] == sys.argv[3] for r in res), [r["ruleId"] for r in res]
+PY
+}
+if [ -z "$py" ]; then echo "skip junit/sarif well-formedness: no python3"; else
+    check_junit "$tmp/c.xml" 0 && pass "JUnit well formed (xml.etree)" || fail "JUnit well formed (xml.etree)"
+    check_sarif "$tmp/c.sarif" 0 && pass "SARIF 2.1.0 well formed, no results" || fail "SARIF 2.1.0 well formed, no results"
+fi
+
+# A wrong expectation: the mutant is said to crash, but it mismatches; and a name with XML specials.
+mkdir -p "$tmp/bad"
+sed 's/"emu:mut-alias-same-ptr": "mismatch"/"emu:mut-alias-same-ptr": "crash"/' corpus/shift-right-1d.json >"$tmp/bad/wrong-sig.json"
+sed 's/"emu:mut-alias-unchecked": "mismatch"/"emu:mut-step-ignored": "mismatch"/' corpus/shift-right-1d.json >"$tmp/bad/survivor <&\">.json"
+expect_rc "a failed expectation exits 1" 1 "$SSFUZZ" regress "$tmp/bad" --junit "$tmp/b.xml" --sarif "$tmp/b.sarif"
+grep -q "FAIL .*wrong-sig.json emu:mut-alias-same-ptr: expected crash" "$tmp/err" && pass "failure names case, target and signature" \
+    || fail "failure names case, target and signature" "$(head -2 "$tmp/err")"
+if [ -n "$py" ]; then
+    check_junit "$tmp/b.xml" 2 && pass "JUnit failures escaped and counted" || fail "JUnit failures escaped and counted"
+    check_sarif "$tmp/b.sarif" 2 missed-expected-failure && pass "SARIF results for failed expectations" \
+        || fail "SARIF results for failed expectations"
+    grep -q 'storage index 2, logical index \[2\]' "$tmp/b.xml" && grep -q 'differing elements: ' "$tmp/b.xml" \
+        && pass "JUnit failure shows the first differing element" || fail "JUnit failure shows the first differing element"
+fi
+
+# Usage and invalid cases: exit 2, one line.
+expect_rc "no case is a usage error" 2 "$SSFUZZ" regress
+expect_rc "unknown target is a usage error" 2 "$SSFUZZ" regress --target emu:nope corpus/
+expect_rc "missing path is a usage error" 2 "$SSFUZZ" regress "$tmp/nope"
+printf '%s' '{"format": "ssfuzz-case"' >"$tmp/broken.json"
+expect_rc "unreadable case exits 2" 2 "$SSFUZZ" regress "$tmp/broken.json"
+sed 's/"emu:mut-alias-same-ptr": "mismatch"/"emu:mut-alias-smae-ptr": "mismatch"/' corpus/shift-right-1d.json >"$tmp/typo.json"
+expect_rc "misspelt target in expect exits 2" 2 "$SSFUZZ" regress "$tmp/typo.json"
+[ "$(wc -l <"$tmp/err")" = 1 ] && grep -q 'expect.fail.emu:mut-alias-smae-ptr' "$tmp/err" && pass "invalid expect: one line naming the field" \
+    || fail "invalid expect: one line naming the field" "$(cat "$tmp/err")"
+sed 's/"mismatch"/"wrong answer"/' corpus/shift-right-1d.json >"$tmp/badsig.json"
+expect_rc "unknown signature exits 2" 2 "$SSFUZZ" regress "$tmp/badsig.json"
+expect_rc "unwritable --junit exits 2" 2 "$SSFUZZ" regress corpus/shift-right-1d.json --junit /proc/nope/x.xml
+for f in tests/hostile/*.json; do
+    [ -f "$f" ] || continue
+    "$SSFUZZ_ASAN" regress -q "$f" >"$tmp/out" 2>"$tmp/err"; rc=$?
+    if [ "$rc" = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ]; then :; else fail "hostile $(basename "$f")" "exit $rc: $(head -c 200 "$tmp/err")"; hostile_bad=1; fi
+done
+[ -z "${hostile_bad:-}" ] && pass "hostile cases: exit 2, one line each (ASan)"
+
+# A requested target that cannot run here: exit 3 (skipped in JUnit), when one exists.
+un=$("$SSFUZZ" targets | awk '$2 == "kernel" && $3 != "available" {print $1; exit}')
+if [ -n "$un" ]; then
+    expect_rc "requested unavailable target exits 3" 3 "$SSFUZZ" regress corpus/shift-right-1d.json --target "$un" --junit "$tmp/u.xml"
+    grep -q '<skipped message="unavailable' "$tmp/u.xml" && pass "unavailable target is skipped in JUnit" || fail "unavailable target is skipped in JUnit"
+else
+    echo "skip requested unavailable target: every target is available here"
+fi
+# --target with a mutant the case does not name: skipped, exit 0.
+expect_rc "mutant not named by expect is skipped" 0 "$SSFUZZ" regress corpus/kv-cache-separate.json --target emu:mut-step-ignored --target emu:reinplace
