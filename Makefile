@@ -63,7 +63,9 @@ $(BUILD)/libssfuzz.a: $(LIB_OBJ) $(CU_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/ssfuzz: $(BUILD)/harness/main.o $(BUILD)/libssfuzz.a | nvcc-note
+# Linked from the objects, not the archive: main.c refers to subcommands weakly,
+# and a weak reference never pulls a member out of an archive.
+$(BUILD)/ssfuzz: $(BUILD)/harness/main.o $(LIB_OBJ) $(CU_OBJ) | nvcc-note
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/tests/%: tests/%.c $(BUILD)/libssfuzz.a
