@@ -46,7 +46,9 @@ static int walk(const char *dir, ss_pathlist *out, int depth, ss_error *err) {
         struct stat st;
         if (lstat(p, &st)) continue;
         if (S_ISDIR(st.st_mode)) rc = walk(p, out, depth + 1, err);
-        else if (S_ISREG(st.st_mode) && ends_with(p, ".json")) rc = push(out, p, err);
+        /* A campaign's summary.json sits beside its reproducers: not a case. */
+        else if (S_ISREG(st.st_mode) && ends_with(p, ".json") && strcmp(e->d_name, "summary.json"))
+            rc = push(out, p, err);
     }
     closedir(d);
     qsort(out->paths + first, out->count - first, sizeof *out->paths, cmp_str);
