@@ -31,8 +31,8 @@ static void wrapped(const char *first, const char *text, int indent) {
     const char *p = text;
     while (*p) {
         const size_t word = strcspn(p, " ");
-        if (col > indent && col + 1 + (int)word > 80) col = printf("\n%*s", indent, "") - 1;
-        else if (col > indent || p != text) col += printf(" ");
+        if (p != text && col + 1 + (int)word > 80) col = printf("\n%*s", indent, "") - 1;
+        else if (p != text) col += printf(" ");
         col += printf("%.*s", (int)word, p);
         p += word;
         while (*p == ' ') p++;
@@ -60,7 +60,7 @@ static void print_meta(const ss_case *c) {
         if (!cJSON_IsString(it)) continue;
         char clean[300], label[16];
         ss_text_sanitize(it->valuestring, clean, sizeof clean);
-        snprintf(label, sizeof label, "  %-9s", keys[i]);
+        snprintf(label, sizeof label, "  %-9s ", keys[i]);
         wrapped(label, clean, 12);
     }
 }
@@ -80,8 +80,8 @@ static void print_plan(const char *path, const ss_case *c, const ss_plan *p) {
     const ss_op *op = &c->op;
     printf("case %s\n", path);
     print_meta(c);
-    printf("stated:\n  dtype   %s (%zu bytes)\n  storage input %" PRId64 " elements", ss_dtype_name(c->dtype),
-           op->elem_size, op->input_storage_numel);
+    printf("stated:\n  dtype   %s (%zu byte%s)\n  storage input %" PRId64 " elements", ss_dtype_name(c->dtype),
+           op->elem_size, op->elem_size == 1 ? "" : "s", op->input_storage_numel);
     if (op->src_aliased) printf("; src views the same storage\n");
     else printf("; src separate, %" PRId64 " elements\n", op->src_storage_numel);
     print_view("input", &op->input);
@@ -96,7 +96,7 @@ static void print_plan(const char *path, const ss_case *c, const ss_plan *p) {
     print_view("written", &p->slice);
     printf("  numel   input view %" PRId64 ", slice %" PRId64 "\n", p->input_numel, p->slice_numel);
     if (p->internal_overlap)
-        wrapped("valid:    no -", "the input view has internal overlap (two indices share a storage element, "
+        wrapped("valid:    no - ", "the input view has internal overlap (two indices share a storage element, "
                 "e.g. a stride-0 dim): an in-place write is ill-defined, every target must reject it", 10);
     else
         printf("valid:    yes\n");
@@ -148,7 +148,7 @@ static void report_targets(const ss_replay_ctx *rc, const ss_replay_case_result 
             ss_text_sanitize(first->res.why, detail, sizeof detail);
         if (n < sizeof line) snprintf(line + n, sizeof line - n, "): %s", detail);
         char head[96];
-        snprintf(head, sizeof head, "%s:", r->run[k].target);
+        snprintf(head, sizeof head, "%s: ", r->run[k].target);
         wrapped(head, line, 2);
         if (first->res.verdict == SS_MISMATCH || first->res.verdict == SS_GUARD_WRITE) {
             draw(&rc->plan, SS_STORAGE_INPUT, r->run + k, j - k, &rc->check, color, rows);
