@@ -1,0 +1,16 @@
+#!/bin/bash -eu
+# ClusterFuzzLite / OSS-Fuzz build: `make libfuzzer` with the environment's CC, CXX, CFLAGS,
+# LIB_FUZZING_ENGINE and OUT (CPU only: no CUDA in fuzzing builds), then seed corpora next to
+# the binaries: fuzz/corpus/<target>/ plus, for both targets, the regression corpus/.
+cd "$SRC/ssfuzz"
+# The image already holds every build dependency; skip scripts/deps.sh (it would apt-get).
+mkdir -p build && touch build/.deps-ok
+make -j"$(nproc)" libfuzzer SS_NO_CUDA=1 SS_NO_TORCH=1 \
+    CC="$CC" CXX="$CXX" CFLAGS="$CFLAGS" LIB_FUZZING_ENGINE="$LIB_FUZZING_ENGINE" OUT="$OUT"
+for t in fuzz_case fuzz_json; do
+    seeds=$(mktemp -d)
+    [ -d "fuzz/corpus/$t" ] && cp -r "fuzz/corpus/$t/." "$seeds/"
+    [ "$t" = fuzz_json ] && cp corpus/*.json "$seeds/"
+    if [ -n "$(ls -A "$seeds")" ]; then (cd "$seeds" && zip -q -r "$OUT/${t}_seed_corpus.zip" .); fi
+    rm -rf "$seeds"
+done
