@@ -67,7 +67,10 @@ if [ "$gpus" -gt 0 ]; then
         pids+=($!)
     done
 fi
-$SSFUZZ fuzz --time "$dur" --seed "$seed" --out "$out" -q "${extra[@]}" >"$out/fuzz.log" 2>&1 &
+# The CPU campaign: the emulator's correct kernels (without a GPU that is fuzz's own default).
+cpu_targets=()
+[ "$gpus" -gt 0 ] && cpu_targets=(--target emu:reinplace --target emu:functional --target emu:index)
+$SSFUZZ fuzz --time "$dur" --seed "$seed" --out "$out" -q "${cpu_targets[@]}" "${extra[@]}" >"$out/fuzz.log" 2>&1 &
 pids+=($!)
 fuzz_rc=0
 for p in "${pids[@]}"; do
