@@ -4,6 +4,9 @@
 #include <string.h>
 #include "ss_plan_build.h"
 
+/* Bitmaps over at most this many bytes (32768 storage elements) live on the stack. */
+#define SMALL_BITMAP 4096
+
 /* Checked int64 arithmetic: every size computation here sees hostile input. */
 static int add_ok(int64_t a, int64_t b, int64_t *r) { return !__builtin_add_overflow(a, b, r); }
 static int mul_ok(int64_t a, int64_t b, int64_t *r) { return !__builtin_mul_overflow(a, b, r); }
@@ -120,7 +123,9 @@ int ss_view_has_internal_overlap(const ss_view *v) {
     int64_t span = 0;
     for (int i = 0; i < n; i++) span += (sz[i] - 1) * st[i];
     if (numel > span + 1) return 1;
-    uint8_t *seen = calloc((size_t)(span / 8 + 1), 1);
+    uint8_t small[SMALL_BITMAP];   /* small views: no allocation on the fuzzing hot path */
+    const size_t nbytes = (size_t)(span / 8 + 1);
+    uint8_t *seen = nbytes <= sizeof small ? memset(small, 0, nbytes) : calloc(nbytes, 1);
     if (!seen) return 1;   /* conservative: cannot prove it safe */
     int64_t idx[SS_MAX_NDIM] = {0};
     int64_t off = 0;
@@ -134,7 +139,7 @@ int ss_view_has_internal_overlap(const ss_view *v) {
             idx[i] = 0;
         }
     }
-    free(seen);
+    if (seen != small) free(seen);
     return overlap;
 }
 
@@ -166,11 +171,13 @@ static int same_view(const ss_view *a, const ss_view *b) {
 
 /* Do the element sets of a and b (both non-empty, within [lo, hi]) intersect? */
 static int views_intersect(const ss_view *a, const ss_view *b, int64_t lo, int64_t hi) {
-    uint8_t *bits = calloc((size_t)((hi - lo) / 8 + 1), 1);
+    uint8_t small[SMALL_BITMAP];
+    const size_t nbytes = (size_t)((hi - lo) / 8 + 1);
+    uint8_t *bits = nbytes <= sizeof small ? memset(small, 0, nbytes) : calloc(nbytes, 1);
     if (!bits) return 1;   /* conservative */
     walk_bitmap(a, bits, lo, 0);
     int hit = walk_bitmap(b, bits, lo, 1);
-    free(bits);
+    if (bits != small) free(bits);
     return hit;
 }
 

@@ -112,7 +112,10 @@ ss_run_status ss_ref_run(const ss_plan *plan, ss_storage *input, ss_storage *src
     }
     if (plan->overlap == SS_OVL_SAME_VIEW) return SS_RUN_OK;   /* x[a:b] = x[a:b] */
     const ss_view snap = contiguous_like(&plan->op.src);
-    uint8_t *tmp = malloc((size_t)plan->slice_numel * es);
+    /* Small snapshots (the common fuzzing case) stay on the stack. */
+    _Alignas(16) uint8_t small[4096];
+    const size_t bytes = (size_t)plan->slice_numel * es;
+    uint8_t *tmp = bytes <= sizeof small ? small : malloc(bytes);
     if (!tmp) {
         snprintf(why, why_len, "out of memory for a %lld-element snapshot",
                  (long long)plan->slice_numel);
@@ -120,6 +123,6 @@ ss_run_status ss_ref_run(const ss_plan *plan, ss_storage *input, ss_storage *src
     }
     copy_view(tmp, &snap, src_data, &plan->op.src, es);
     copy_view(in_data, &plan->slice, tmp, &snap, es);
-    free(tmp);
+    if (tmp != small) free(tmp);
     return SS_RUN_OK;
 }
