@@ -41,7 +41,7 @@ say "build: ok ($($SSFUZZ --version))"
 # 1. Regression suite: every corpus case against every available target and schedule.
 $SSFUZZ regress corpus/ --junit "$out/regress.xml" --sarif "$out/regress.sarif" >"$out/regress.log" 2>&1
 reg_rc=$?
-say "regress: $(tail -1 "$out/regress.log") -> exit $reg_rc"
+say "$(tail -1 "$out/regress.log") -> exit $reg_rc"
 grep '^FAIL \|invalid: ' "$out/regress.log" | head -20 | tee -a "$summary"
 
 # 2. Campaign: reproducers already in $out (an earlier run today) are not new.
