@@ -59,8 +59,13 @@ int ss_collect_cases(const char *path, ss_pathlist *out, ss_error *err) {
     struct stat st;
     if (stat(path, &st)) return ss_fail(err, path, "cannot open: %s", strerror(errno));
     if (S_ISDIR(st.st_mode)) {
+        char dir[4096];   /* "corpus/" names its cases "corpus/x.json", not "corpus//x.json" */
+        size_t n = strlen(path);
+        if (n >= sizeof dir) return ss_fail(err, path, "path too long");
+        memcpy(dir, path, n + 1);
+        while (n > 1 && dir[n - 1] == '/') dir[--n] = 0;
         size_t before = out->count;
-        SS_TRY(walk(path, out, 0, err));
+        SS_TRY(walk(dir, out, 0, err));
         if (out->count == before) return ss_fail(err, path, "directory holds no *.json case");
         return 0;
     }
