@@ -30,23 +30,6 @@ static void usage(FILE *f) {
         "      2 usage or invalid case, 3 target unavailable\n");
 }
 
-typedef struct min_pred {
-    ss_check_ctx ctx;
-    const ss_target *t;
-    ss_run_opts ro;
-    ss_verdict want;
-    ss_check_result last;
-} min_pred;
-
-static int still_fails(const ss_case *c, const ss_plan *plan, void *user) {
-    min_pred *p = user;
-    ss_run_status ref;
-    char why[256];
-    if (ss_check_prepare(&p->ctx, c, plan, &ref, why, sizeof why)) return 0;
-    ss_check_target(&p->ctx, plan, ref, p->t, &p->ro, &p->last);
-    return p->last.verdict == p->want;
-}
-
 static const char *meta_string(const ss_case *c, const char *key) {
     const cJSON *v = c->meta ? cJSON_GetObjectItemCaseSensitive(c->meta, key) : NULL;
     return cJSON_IsString(v) ? v->valuestring : NULL;
@@ -96,13 +79,15 @@ int ss_cmd_minimize(int argc, char **argv) {
         return SS_EXIT_USAGE;
     }
     const char *path = argv[optind];
-    min_pred p;
+    ss_check_ctx ctx;
+    ss_min_target p;
     memset(&p, 0, sizeof p);
-    if (!(p.t = ss_target_find(target))) {
+    p.ctx = &ctx;
+    if (!(p.target = ss_target_find(target))) {
         fprintf(stderr, "ssfuzz minimize: --target: unknown target '%s' (ssfuzz targets lists them)\n", target);
         return SS_EXIT_USAGE;
     }
-    const char *why = p.t->unavailable(p.t);
+    const char *why = p.target->unavailable(p.target);
     if (why) {
         fprintf(stderr, "ssfuzz minimize: target %s is unavailable: %s\n", target, why);
         return SS_EXIT_TARGET;
@@ -120,11 +105,11 @@ int ss_cmd_minimize(int argc, char **argv) {
         return SS_EXIT_USAGE;
     }
     /* schedule: the option, else the case's meta, else every schedule in turn */
-    if (!sched_name && p.t->scheduled) sched_name = meta_string(&cs, "schedule");
+    if (!sched_name && p.target->scheduled) sched_name = meta_string(&cs, "schedule");
     const cJSON *ms = cs.meta ? cJSON_GetObjectItemCaseSensitive(cs.meta, "schedule_seed") : NULL;
-    p.ro.seed = have_seed ? seed : cJSON_IsNumber(ms) && ms->valuedouble >= 0 ? (uint64_t)ms->valuedouble : 1;
-    int first = 0, last = p.t->scheduled ? SS_SCHED_COUNT - 1 : 0;
-    if (sched_name && p.t->scheduled) {
+    p.opts.seed = have_seed ? seed : cJSON_IsNumber(ms) && ms->valuedouble >= 0 ? (uint64_t)ms->valuedouble : 1;
+    int first = 0, last = p.target->scheduled ? SS_SCHED_COUNT - 1 : 0;
+    if (sched_name && p.target->scheduled) {
         ss_schedule s;
         if (ss_schedule_from_name(sched_name, &s)) {
             fprintf(stderr, "ssfuzz minimize: unknown schedule '%s'\n", sched_name);
@@ -133,20 +118,20 @@ int ss_cmd_minimize(int argc, char **argv) {
         }
         first = last = (int)s;
     }
-    ss_check_ctx_init(&p.ctx);
-    p.ctx.max_bytes = max_bytes;
+    ss_check_ctx_init(&ctx);
+    ctx.max_bytes = max_bytes;
     int rc = SS_EXIT_FINDING;
     p.want = SS_AGREE;
     for (int s = first; s <= last && p.want == SS_AGREE; s++) {
-        p.ro.schedule = (ss_schedule)s;
+        p.opts.schedule = (ss_schedule)s;
         ss_run_status ref;
         char pwhy[256];
-        if (ss_check_prepare(&p.ctx, &cs, &plan, &ref, pwhy, sizeof pwhy)) {
+        if (ss_check_prepare(&ctx, &cs, &plan, &ref, pwhy, sizeof pwhy)) {
             fprintf(stderr, "%s: invalid: storage: %s\n", path, pwhy);
             rc = SS_EXIT_USAGE;
             goto done;
         }
-        ss_check_target(&p.ctx, &plan, ref, p.t, &p.ro, &p.last);
+        ss_check_target(&ctx, &plan, ref, p.target, &p.opts, &p.last);
         if (p.last.verdict == SS_TARGET_UNAVAILABLE) {
             fprintf(stderr, "ssfuzz minimize: target %s is unavailable: %s\n", target, p.last.why);
             rc = SS_EXIT_TARGET;
@@ -154,7 +139,7 @@ int ss_cmd_minimize(int argc, char **argv) {
         }
         if (p.last.verdict != SS_AGREE) p.want = p.last.verdict;
     }
-    const char *sched = p.t->scheduled ? ss_schedule_name(p.ro.schedule) : NULL;
+    const char *sched = p.target->scheduled ? ss_schedule_name(p.opts.schedule) : NULL;
     if (p.want == SS_AGREE) {
         fprintf(stderr, "%s: agrees with the reference on %s%s%s: nothing to minimize\n", path, target,
                 sched_name ? " under " : "", sched_name ? sched_name : "");
@@ -162,23 +147,16 @@ int ss_cmd_minimize(int argc, char **argv) {
     }
     ss_min_stats st;
     const ss_min_opts mo = {0, seconds, max_bytes};
-    if (ss_minimize(&cs, &mo, still_fails, &p, &st)) {
+    char detail[512], seedbuf[32], idxbuf[32];
+    if (ss_min_target_run(&cs, &mo, &p, &st, detail, sizeof detail)) {
         fprintf(stderr, "ssfuzz minimize: out of memory\n");
         rc = SS_EXIT_TARGET;
         goto done;
     }
-    char detail[512] = "", seedbuf[32], idxbuf[32];
-    ss_plan mp;
-    if (ss_plan_build_limited(&cs.op, max_bytes, &mp, NULL) == 0 && still_fails(&cs, &mp, &p)) {
-        if (p.last.verdict == SS_MISMATCH || p.last.verdict == SS_GUARD_WRITE)
-            ss_diff_format(&mp, &p.last.diff, detail, sizeof detail);
-        else
-            snprintf(detail, sizeof detail, "%s", p.last.why);
-    }
     const char *cseed = meta_string(&cs, "campaign_seed"), *cidx = meta_string(&cs, "case_index");
     snprintf(seedbuf, sizeof seedbuf, "%s", cseed ? cseed : "0");
     snprintf(idxbuf, sizeof idxbuf, "%s", cidx ? cidx : "0");
-    ss_finding f = {ss_verdict_name(p.want), p.t->name, sched, p.ro.seed, cseed && cidx,
+    ss_finding f = {ss_verdict_name(p.want), p.target->name, sched, p.opts.seed, cseed && cidx,
                     strtoull(seedbuf, NULL, 10), strtoull(idxbuf, NULL, 10), st.numel_before,
                     st.ndim_before, !st.budget_hit, "ssfuzz minimize", detail};
     if (ss_report_set_meta(&cs, &f)) { fprintf(stderr, "ssfuzz minimize: out of memory\n"); rc = SS_EXIT_TARGET; goto done; }
@@ -201,7 +179,7 @@ int ss_cmd_minimize(int argc, char **argv) {
     }
     rc = SS_EXIT_OK;
 done:
-    ss_check_ctx_free(&p.ctx);
+    ss_check_ctx_free(&ctx);
     ss_case_free(&cs);
     return rc;
 bad:

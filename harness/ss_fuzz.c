@@ -71,22 +71,10 @@ typedef struct fz_worker_state {
     int fault;                 /* 0 none, 1 crash, 2 hang */
 } fz_worker_state;
 
-typedef struct fz_pred {
-    fz_worker_state *w;
-    const ss_target *t;
-    ss_run_opts ro;
-    ss_verdict want;
-    ss_check_result last;
-} fz_pred;
-
-static int still_fails(const ss_case *c, const ss_plan *plan, void *user) {
-    fz_pred *p = user;
-    STORE(p->w->slot->started_ns, now_ns());   /* the time limit applies per step */
-    ss_run_status ref;
-    char why[256];
-    if (ss_check_prepare(&p->w->mctx, c, plan, &ref, why, sizeof why)) return 0;
-    ss_check_target(&p->w->mctx, plan, ref, p->t, &p->ro, &p->last);
-    return p->last.verdict == p->want;
+/* The per-case time limit applies to each minimization step. */
+static void restart_clock(void *user) {
+    fz_worker_state *w = user;
+    STORE(w->slot->started_ns, now_ns());
 }
 
 /* 1 when the (kind, target, schedule, rank, overlap) class was seen before. */
@@ -129,20 +117,13 @@ static void on_finding(fz_worker_state *w, const ss_case *c0, const ss_plan *pla
     STORE(w->slot->verdict, (int)res->verdict);
     STORE(w->slot->phase, 2);
     ss_case m;
-    fz_pred p = {w, t, *ro, res->verdict, *res};
+    ss_min_target p = {&w->mctx, t, *ro, res->verdict, *res, restart_clock, w};
     ss_min_stats st = {0};
     char path[1024] = "", line[1536], detail[512] = "";
     ss_error err;
     if (ss_case_copy(&m, c0) == 0) {
         const ss_min_opts mo = {0, cfg->minimize_seconds, cfg->max_bytes};
-        ss_minimize(&m, &mo, still_fails, &p, &st);
-        ss_plan mp;
-        if (ss_plan_build_limited(&m.op, cfg->max_bytes, &mp, NULL) == 0 && still_fails(&m, &mp, &p)) {
-            if (p.last.verdict == SS_MISMATCH || p.last.verdict == SS_GUARD_WRITE)
-                ss_diff_format(&mp, &p.last.diff, detail, sizeof detail);
-            else
-                snprintf(detail, sizeof detail, "%s", p.last.why);
-        }
+        ss_min_target_run(&m, &mo, &p, &st, detail, sizeof detail);
         char found_by[160];
         snprintf(found_by, sizeof found_by, "%s", cfg->found_by ? cfg->found_by : "ssfuzz fuzz");
         ss_finding f = {kind, t->name, sched_of(t, (int)ro->schedule), ro->seed, 1, cfg->seed, index,

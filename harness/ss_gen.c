@@ -196,16 +196,6 @@ static int64_t draw_slack(rng *r, const features *f) {
     return f->on[F_SLACK] && chance(r, 400) ? range(r, 1, 16) : 0;
 }
 
-/* One past the last element a view touches (its offset when empty). */
-static int64_t view_end(const ss_view *v) {
-    int64_t e = v->offset + 1;
-    for (int d = 0; d < v->ndim; d++) {
-        if (v->sizes[d] == 0) return v->offset;
-        e += (v->sizes[d] - 1) * v->strides[d];
-    }
-    return e;
-}
-
 /* PyTorch-style encodings of a normalized bound: null, negative, out of range. */
 static void encode_bounds(rng *r, const features *f, const draft *dr, ss_op *op) {
     const int64_t S = dr->sizes[dr->dim];
@@ -414,8 +404,8 @@ static int attempt(rng *r, const ss_gen_config *cfg, const features *f, ss_case 
         else layout(r, f, large, src->sizes, src->ndim, src->strides);
         src->offset = large ? 0 : draw_offset(r, f);
         op->src_aliased = 0;
-        op->src_storage_numel = view_end(src) + (large ? 0 : draw_slack(r, f));
-        op->input_storage_numel = view_end(in) + slack;
+        op->src_storage_numel = ss_view_end(src) + (large ? 0 : draw_slack(r, f));
+        op->input_storage_numel = ss_view_end(in) + slack;
     } else {
         if (kind == SS_ALIAS_INVALID_INPUT) *src = slice;
         else alias_src(r, (ss_alias_kind)kind, &dr, in, &slice, pa, pb, src_start, src);
@@ -423,7 +413,7 @@ static int attempt(rng *r, const ss_gen_config *cfg, const features *f, ss_case 
             in->offset -= src->offset;
             src->offset = 0;
         }
-        int64_t e_in = view_end(in), e_src = view_end(src);
+        int64_t e_in = ss_view_end(in), e_src = ss_view_end(src);
         op->src_aliased = 1;
         op->input_storage_numel = (e_in > e_src ? e_in : e_src) + slack;
         op->src_storage_numel = op->input_storage_numel;

@@ -15,16 +15,6 @@ static const int dtype_rank[SS_DTYPE_COUNT] = {
     [SS_COMPLEX64] = 10, [SS_COMPLEX128] = 11,
 };
 
-/* One past the last element a view touches (its offset when empty). */
-static int64_t view_end(const ss_view *v) {
-    int64_t e = v->offset + 1;
-    for (int d = 0; d < v->ndim; d++) {
-        if (v->sizes[d] == 0) return v->offset;
-        e += (v->sizes[d] - 1) * v->strides[d];
-    }
-    return e;
-}
-
 static int64_t iabs(int64_t x) { return x < 0 ? -x : x; }
 
 int64_t ss_min_numel(const ss_case *c) {
@@ -128,15 +118,15 @@ static int remap(uint8_t **vals, int64_t old_n, int64_t new_n, int64_t shift, si
 /* Storages exactly as large as their views need. */
 static int fit(ss_case *k) {
     ss_op *op = &k->op;
-    int64_t need = view_end(&op->input);
+    int64_t need = ss_view_end(&op->input);
     if (op->src_aliased) {
-        const int64_t e = view_end(&op->src);
+        const int64_t e = ss_view_end(&op->src);
         need = e > need ? e : need;
         if (remap(&k->values_input, op->input_storage_numel, need, 0, op->elem_size)) return -1;
         op->input_storage_numel = op->src_storage_numel = need;
         return 0;
     }
-    const int64_t es = view_end(&op->src);
+    const int64_t es = ss_view_end(&op->src);
     if (remap(&k->values_input, op->input_storage_numel, need, 0, op->elem_size) ||
         remap(&k->values_src, op->src_storage_numel, es, 0, op->elem_size)) return -1;
     op->input_storage_numel = need;
@@ -235,8 +225,8 @@ static void candidates(const ss_case *c, clist *l) {
         EDIT(free(k->values_input); free(k->values_src); k->values_input = k->values_src = NULL;
              k->explicit_values = 0);
     {   /* translate: empty views first to 0, then the pair down to the lowest offset */
-        const int in_empty = view_end(&op->input) == op->input.offset;
-        const int src_empty = view_end(&op->src) == op->src.offset;
+        const int in_empty = ss_view_end(&op->input) == op->input.offset;
+        const int src_empty = ss_view_end(&op->src) == op->src.offset;
         int64_t m = op->input.offset;
         if (op->src_aliased && !src_empty && op->src.offset < m) m = op->src.offset;
         if (op->src_aliased && in_empty) m = op->src.offset;
@@ -249,7 +239,7 @@ static void candidates(const ss_case *c, clist *l) {
         /* separate storage holding exactly what src read */
         EDIT(ss_op *o = &k->op; const int64_t off = o->src.offset;
              o->src_aliased = 0; o->src.offset = 0;
-             o->src_storage_numel = view_end(&o->src);
+             o->src_storage_numel = ss_view_end(&o->src);
              if (k->values_input) {
                  k->values_src = calloc((size_t)(o->src_storage_numel ? o->src_storage_numel : 1), o->elem_size);
                  if (!k->values_src) { pop(l); return; }

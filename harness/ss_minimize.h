@@ -23,6 +23,7 @@
 #define SS_MINIMIZE_H
 
 #include "ss_case.h"
+#include "ss_check.h"
 #include "ss_plan.h"
 
 /* 1 when `c` (with its validated plan) still fails with the signature being
@@ -57,5 +58,28 @@ int ss_min_compare(const ss_case *a, const ss_case *b);
 
 /* The largest storage numel of a case (the order's first component). */
 int64_t ss_min_numel(const ss_case *c);
+
+/* The usual signature: `target` under `opts` still gives verdict `want`
+ * against the reference. ctx is reused across calls; `last` holds the latest
+ * check; on_step (optional) runs before each check (a campaign restarts its
+ * per-case clock there). */
+typedef struct ss_min_target {
+    ss_check_ctx *ctx;
+    const ss_target *target;
+    ss_run_opts opts;
+    ss_verdict want;
+    ss_check_result last;
+    void (*on_step)(void *step_user);
+    void *step_user;
+} ss_min_target;
+
+/* ss_min_pred for an ss_min_target passed as `user`. */
+int ss_min_target_pred(const ss_case *c, const ss_plan *plan, void *user);
+
+/* Minimize c for p's signature, then re-check the result and describe its
+ * failure in detail[] (the first difference, or the target's reason).
+ * Returns ss_minimize's result. */
+int ss_min_target_run(ss_case *c, const ss_min_opts *opts, ss_min_target *p, ss_min_stats *stats,
+                      char *detail, size_t detail_len);
 
 #endif
