@@ -12,50 +12,17 @@
 /* Limits. Overridable at build time; the README documents them. */
 #ifndef SS_MAX_NDIM
 #define SS_MAX_NDIM 16
-/* One past the last storage element a validated view touches (its offset
- * when empty): the storage numel the view needs. */
-static inline int64_t ss_view_end(const ss_view *v) {
-    int64_t e = v->offset + 1;
-    for (int d = 0; d < v->ndim; d++) {
-        if (v->sizes[d] == 0) return v->offset;
-        e += (v->sizes[d] - 1) * v->strides[d];
-    }
-    return e;
-}
-
 #endif
 /* Largest numel of one storage (and of one view). 2^40 keeps every byte offset
  * (numel * 16-byte elements) far below 2^63, so offset math cannot overflow
  * once a plan has been validated. */
 #ifndef SS_MAX_NUMEL
 #define SS_MAX_NUMEL ((int64_t)1 << 40)
-/* One past the last storage element a validated view touches (its offset
- * when empty): the storage numel the view needs. */
-static inline int64_t ss_view_end(const ss_view *v) {
-    int64_t e = v->offset + 1;
-    for (int d = 0; d < v->ndim; d++) {
-        if (v->sizes[d] == 0) return v->offset;
-        e += (v->sizes[d] - 1) * v->strides[d];
-    }
-    return e;
-}
-
 #endif
 /* Default byte budget for one case's storages (input + src data bytes);
  * CLIs raise or lower it with --max-bytes. */
 #ifndef SS_DEFAULT_MAX_BYTES
 #define SS_DEFAULT_MAX_BYTES ((size_t)1 << 30)
-/* One past the last storage element a validated view touches (its offset
- * when empty): the storage numel the view needs. */
-static inline int64_t ss_view_end(const ss_view *v) {
-    int64_t e = v->offset + 1;
-    for (int d = 0; d < v->ndim; d++) {
-        if (v->sizes[d] == 0) return v->offset;
-        e += (v->sizes[d] - 1) * v->strides[d];
-    }
-    return e;
-}
-
 #endif
 /* Largest absolute integer a case file may hold (exactly representable in a
  * JSON double). */
