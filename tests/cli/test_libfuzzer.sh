@@ -2,11 +2,11 @@
 # libFuzzer targets in CI: `make libfuzzer` builds, each target runs briefly
 # from its seeds, fuzz_case kills a mutant and leaves a replayable reproducer,
 # and `make fuzz-regress` replays fuzz/corpus/ without libFuzzer.
-# FUZZ_SECONDS (default 15) bounds each target's run.
+# FUZZ_SECONDS (default 10) bounds each target's run.
 set -u
 cd "$(dirname "$0")/../.."
 SSFUZZ=${SSFUZZ:-build/ssfuzz}
-SECONDS_EACH=${FUZZ_SECONDS:-15}
+SECONDS_EACH=${FUZZ_SECONDS:-10}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 pass() { echo "ok $1"; }
 fail() { echo "not ok $1${2:+: $2}"; }
