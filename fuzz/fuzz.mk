@@ -15,7 +15,9 @@ FUZZ_CFLAGS   := $(if $(filter $(FUZZ_SET_BY),$(origin CFLAGS)),$(CFLAGS),\
                    -O1 -g -fno-omit-frame-pointer $(FUZZ_SAN) -fsanitize=fuzzer-no-link)
 LIB_FUZZING_ENGINE ?= -fsanitize=fuzzer
 FUZZ_OUT      := $(if $(OUT),$(OUT),build-fuzz)
-FUZZ_WORK     := build-fuzz/obj
+# Objects per compiler and flags, so an OSS-Fuzz-style build never reuses
+# objects compiled for another configuration.
+FUZZ_WORK     := build-fuzz/obj/$(firstword $(shell echo '$(FUZZ_CC) $(FUZZ_CFLAGS)' | cksum))
 # The sanitizers must reach the link too (OSS-Fuzz's CFLAGS carry them).
 FUZZ_LDFLAGS  := $(FUZZ_CFLAGS) $(LIB_FUZZING_ENGINE)
 
