@@ -1,7 +1,7 @@
 # bench/bench.mk - benchmarks: `make bench` (differential loop vs a PyTorch loop, large copies vs memcpy), `make bench-mutants` (detection power).
 #
 # Knobs: BENCH_CASES (C loop cases), BENCH_PEER_CASES (PyTorch loop cases),
-# BENCH_COPY_MIB (storage size for bench_copy), BENCH_MUTANT_TIME (seconds per
+# BENCH_COPY_MIB and BENCH_COPY_REPS (bench_copy storage size, repetitions), BENCH_MUTANT_TIME (seconds per
 # mutant campaign), BENCH_SURVIVE_TIME (correct-target campaign; 0 skips it),
 # TORCH_PYTHON (interpreter with torch).
 
@@ -10,6 +10,7 @@ BENCH_BIN          := $(BENCH_DIR)/bench_loop $(BENCH_DIR)/bench_copy
 BENCH_CASES        ?= 300000
 BENCH_PEER_CASES   ?= 20000
 BENCH_COPY_MIB     ?= 256
+BENCH_COPY_REPS    ?= 5
 BENCH_MUTANT_TIME  ?= 10
 BENCH_SURVIVE_TIME ?= 60
 TORCH_PYTHON       ?= /usr/bin/python3
@@ -26,7 +27,7 @@ bench-loop: $(BENCH_DIR)/bench_loop
 	    TORCH_PYTHON=$(TORCH_PYTHON) bash bench/bench_loop.sh
 
 bench-copy: $(BENCH_DIR)/bench_copy
-	$(BENCH_DIR)/bench_copy --mib $(BENCH_COPY_MIB)
+	$(BENCH_DIR)/bench_copy --mib $(BENCH_COPY_MIB) --reps $(BENCH_COPY_REPS)
 
 # harness/main.c reaches its subcommands through weak references, which never
 # pull a member out of a static archive; this ssfuzz takes the whole library so
