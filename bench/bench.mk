@@ -29,13 +29,6 @@ bench-loop: $(BENCH_DIR)/bench_loop
 bench-copy: $(BENCH_DIR)/bench_copy
 	$(BENCH_DIR)/bench_copy --mib $(BENCH_COPY_MIB) --reps $(BENCH_COPY_REPS)
 
-# harness/main.c reaches its subcommands through weak references, which never
-# pull a member out of a static archive; this ssfuzz takes the whole library so
-# `fuzz` and `minimize` are surely linked in.
-$(BENCH_DIR)/ssfuzz: $(BUILD)/harness/main.o $(BUILD)/libssfuzz.a
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -Wl,--whole-archive $(BUILD)/libssfuzz.a -Wl,--no-whole-archive $(LDLIBS)
-
-bench-mutants: $(BENCH_DIR)/ssfuzz
-	@SSFUZZ=$(BENCH_DIR)/ssfuzz BENCH_MUTANT_TIME=$(BENCH_MUTANT_TIME) \
+bench-mutants: $(BUILD)/ssfuzz
+	@SSFUZZ=$(BUILD)/ssfuzz BENCH_MUTANT_TIME=$(BENCH_MUTANT_TIME) \
 	    BENCH_SURVIVE_TIME=$(BENCH_SURVIVE_TIME) bash bench/bench_mutants.sh
