@@ -32,23 +32,31 @@ int64_t ss_view_offset_of(const ss_view *v, const int64_t *idx) {
  * element count and the largest storage index it touches (-1 when empty). */
 static int check_view(const ss_view *v, int64_t storage_numel, const char *name,
                       int64_t *numel, int64_t *last, ss_error *err) {
+    /* Field names are formatted only on failure: this runs twice per case. */
     char field[64];
     if (v->ndim < 0 || v->ndim > SS_MAX_NDIM)
         return ss_fail(err, name, "rank %d outside [0, %d]", v->ndim, SS_MAX_NDIM);
-    snprintf(field, sizeof field, "%s.offset", name);
-    if (v->offset < 0) return ss_fail(err, field, "must be >= 0 (got %lld)", (long long)v->offset);
+    if (v->offset < 0) {
+        snprintf(field, sizeof field, "%s.offset", name);
+        return ss_fail(err, field, "must be >= 0 (got %lld)", (long long)v->offset);
+    }
     int64_t n = 1, span = 0;
     int overflow = 0;
     for (int d = 0; d < v->ndim; d++) {
-        snprintf(field, sizeof field, "%s.sizes[%d]", name, d);
-        if (v->sizes[d] < 0) return ss_fail(err, field, "must be >= 0 (got %lld)", (long long)v->sizes[d]);
-        snprintf(field, sizeof field, "%s.strides[%d]", name, d);
-        if (v->strides[d] < 0) return ss_fail(err, field, "must be >= 0 (got %lld)", (long long)v->strides[d]);
+        if (v->sizes[d] < 0) {
+            snprintf(field, sizeof field, "%s.sizes[%d]", name, d);
+            return ss_fail(err, field, "must be >= 0 (got %lld)", (long long)v->sizes[d]);
+        }
+        if (v->strides[d] < 0) {
+            snprintf(field, sizeof field, "%s.strides[%d]", name, d);
+            return ss_fail(err, field, "must be >= 0 (got %lld)", (long long)v->strides[d]);
+        }
         if (!mul_ok(n, v->sizes[d], &n)) overflow = 1;
     }
-    snprintf(field, sizeof field, "%s.sizes", name);
-    if (overflow || n > SS_MAX_NUMEL)
+    if (overflow || n > SS_MAX_NUMEL) {
+        snprintf(field, sizeof field, "%s.sizes", name);
         return ss_fail(err, field, "numel exceeds the limit %lld", (long long)SS_MAX_NUMEL);
+    }
     *numel = n;
     if (n == 0) {   /* an empty view touches no element (PyTorch: any offset fits) */
         *last = -1;
@@ -56,15 +64,15 @@ static int check_view(const ss_view *v, int64_t storage_numel, const char *name,
     }
     for (int d = 0; d < v->ndim; d++) {
         int64_t extent;
-        if (!mul_ok(v->sizes[d] - 1, v->strides[d], &extent) || !add_ok(span, extent, &span))
+        if (!mul_ok(v->sizes[d] - 1, v->strides[d], &extent) || !add_ok(span, extent, &span)) {
+            snprintf(field, sizeof field, "%s.sizes", name);
             return ss_fail(err, field, "view extends past the storage (offset arithmetic overflows)");
+        }
     }
     int64_t end;
-    if (!add_ok(v->offset, span, &end) || end >= storage_numel) {
-        snprintf(field, sizeof field, "%s", name);
-        return ss_fail(err, field, "view reaches element %s but the storage has %lld elements",
+    if (!add_ok(v->offset, span, &end) || end >= storage_numel)
+        return ss_fail(err, name, "view reaches element %s but the storage has %lld elements",
                        end >= 0 ? "past its end" : "beyond 2^63", (long long)storage_numel);
-    }
     *last = end;
     return 0;
 }
@@ -144,21 +152,30 @@ int ss_view_has_internal_overlap(const ss_view *v) {
 }
 
 /* Marks (mode 0) or tests (mode 1) the elements of v in a bitmap whose bit 0 is
- * storage element `base`. Returns 1 in test mode when any element is marked. */
+ * storage element `base`. Returns 1 in test mode when any element is marked.
+ * The innermost dim runs as a tight loop: this walk is on the fuzzing hot path. */
 static int walk_bitmap(const ss_view *v, uint8_t *bits, int64_t base, int mode) {
-    int64_t numel = ss_view_numel(v);
+    if (v->ndim == 0 || ss_view_numel(v) == 0) return 0;
+    const int inner = v->ndim - 1;
+    const int64_t n_in = v->sizes[inner], st_in = v->strides[inner];
     int64_t idx[SS_MAX_NDIM] = {0};
-    int64_t off = v->offset - base;
-    for (int64_t k = 0; k < numel; k++) {
-        if (mode == 0) bits[off >> 3] |= (uint8_t)(1u << (off & 7));
-        else if (bits[off >> 3] & (1u << (off & 7))) return 1;
-        for (int d = v->ndim - 1; d >= 0; d--) {
-            if (++idx[d] < v->sizes[d]) { off += v->strides[d]; break; }
-            off -= (v->sizes[d] - 1) * v->strides[d];
+    int64_t row = v->offset - base;
+    for (;;) {
+        int64_t off = row;
+        if (mode == 0) {
+            for (int64_t k = 0; k < n_in; k++, off += st_in) bits[off >> 3] |= (uint8_t)(1u << (off & 7));
+        } else {
+            for (int64_t k = 0; k < n_in; k++, off += st_in)
+                if (bits[off >> 3] & (1u << (off & 7))) return 1;
+        }
+        int d = inner - 1;
+        for (; d >= 0; d--) {   /* odometer over the outer dims */
+            if (++idx[d] < v->sizes[d]) { row += v->strides[d]; break; }
+            row -= (v->sizes[d] - 1) * v->strides[d];
             idx[d] = 0;
         }
+        if (d < 0) return 0;
     }
-    return 0;
 }
 
 static int same_view(const ss_view *a, const ss_view *b) {

@@ -31,15 +31,14 @@ void ss_storage_copy(ss_storage *dst, const ss_storage *src) {
     memcpy(dst->base, src->base, src->bytes + 2 * src->guard);
 }
 
-static int all_bytes(const uint8_t *p, size_t n, uint8_t b) {
-    for (size_t i = 0; i < n; i++)
-        if (p[i] != b) return 0;
-    return 1;
+/* All n bytes are the guard byte: the first is, and each equals its successor
+ * (one memcmp of the block against itself shifted by one). */
+static int all_guard(const uint8_t *p, size_t n) {
+    return n == 0 || (p[0] == SS_GUARD_BYTE && !memcmp(p, p + 1, n - 1));
 }
 
 int ss_storage_guards_intact(const ss_storage *s) {
-    return all_bytes(s->base, s->guard, SS_GUARD_BYTE) &&
-           all_bytes(s->base + s->guard + s->bytes, s->guard, SS_GUARD_BYTE);
+    return all_guard(s->base, s->guard) && all_guard(s->base + s->guard + s->bytes, s->guard);
 }
 
 static uint64_t mix64(uint64_t x) {   /* splitmix64 finalizer */
@@ -61,52 +60,52 @@ static uint32_t f32_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 
 /* Fills numel elements numbered first.., where `total` is the count of numbers
  * used across the case: values are small readable integers when the dtype
- * holds all of them exactly, else an injective bit-pattern counter. */
+ * holds all of them exactly, else an injective bit-pattern counter. One loop
+ * per dtype: this runs for every element of every case. */
 static void fill_range(ss_dtype t, uint64_t seed, int64_t first, int64_t total,
                        uint8_t *data, int64_t numel) {
     const uint64_t base = seed % 1000;          /* readable, seed-dependent start */
     const uint64_t top = base + (uint64_t)total;
     const uint64_t salt = mix64(seed);
-    for (int64_t i = 0; i < numel; i++) {
-        const uint64_t n = (uint64_t)(first + i);
-        const uint64_t v = base + n + 1;         /* 1-based: 0 reads as "untouched" */
-        uint8_t *p = data + i * (int64_t)ss_dtype_size(t);
-        switch (t) {
-        case SS_BOOL: p[0] = (uint8_t)(mix64(salt ^ n) & 1); break;
-        case SS_UINT8: case SS_INT8: p[0] = (uint8_t)v; break;
-        case SS_INT16: { uint16_t x = (uint16_t)v; memcpy(p, &x, 2); break; }
-        case SS_INT32: { uint32_t x = (uint32_t)v; memcpy(p, &x, 4); break; }
-        case SS_INT64: memcpy(p, &v, 8); break;
-        case SS_FLOAT16: {
-            uint16_t x = top < 2048 ? half_of_int(v) : (uint16_t)(salt + n);
-            memcpy(p, &x, 2);
-            break;
-        }
-        case SS_BFLOAT16: {
-            uint16_t x = top < 256 ? (uint16_t)(f32_bits((float)v) >> 16) : (uint16_t)(salt + n);
-            memcpy(p, &x, 2);
-            break;
-        }
-        case SS_FLOAT32: {
-            uint32_t x = top < (1u << 24) ? f32_bits((float)v) : (uint32_t)(salt + n);
-            memcpy(p, &x, 4);
-            break;
-        }
-        case SS_FLOAT64: { double d = (double)v; memcpy(p, &d, 8); break; }
-        case SS_COMPLEX64: {
-            if (top < (1u << 24)) {
-                float c[2] = {(float)v, -(float)v};
-                memcpy(p, c, 8);
-            } else {
-                uint64_t x = salt + n;
-                memcpy(p, &x, 8);
+    const uint64_t v0 = base + (uint64_t)first + 1;   /* 1-based: 0 reads as "untouched" */
+    const uint64_t n0 = (uint64_t)first;
+#define FILL(T, expr) do { for (int64_t i = 0; i < numel; i++) { const uint64_t v = v0 + (uint64_t)i; \
+        const uint64_t n = n0 + (uint64_t)i; (void)v; (void)n; T x = (expr); memcpy(data + i * (int64_t)sizeof x, &x, sizeof x); } } while (0)
+    switch (t) {
+    case SS_BOOL: FILL(uint8_t, (uint8_t)(mix64(salt ^ n) & 1)); break;
+    case SS_UINT8: case SS_INT8: FILL(uint8_t, (uint8_t)v); break;
+    case SS_INT16: FILL(uint16_t, (uint16_t)v); break;
+    case SS_INT32: FILL(uint32_t, (uint32_t)v); break;
+    case SS_INT64: FILL(uint64_t, v); break;
+    case SS_FLOAT16:
+        if (top < 2048) FILL(uint16_t, half_of_int(v)); else FILL(uint16_t, (uint16_t)(salt + n));
+        break;
+    case SS_BFLOAT16:
+        if (top < 256) FILL(uint16_t, (uint16_t)(f32_bits((float)v) >> 16)); else FILL(uint16_t, (uint16_t)(salt + n));
+        break;
+    case SS_FLOAT32:
+        if (top < (1u << 24)) FILL(float, (float)v); else FILL(uint32_t, (uint32_t)(salt + n));
+        break;
+    case SS_FLOAT64: FILL(double, (double)v); break;
+    case SS_COMPLEX64:
+        if (top < (1u << 24)) {
+            for (int64_t i = 0; i < numel; i++) {
+                const float c[2] = {(float)(v0 + (uint64_t)i), -(float)(v0 + (uint64_t)i)};
+                memcpy(data + i * 8, c, 8);
             }
-            break;
+        } else {
+            FILL(uint64_t, salt + n);
         }
-        case SS_COMPLEX128: { double c[2] = {(double)v, -(double)v}; memcpy(p, c, 16); break; }
-        default: break;
+        break;
+    case SS_COMPLEX128:
+        for (int64_t i = 0; i < numel; i++) {
+            const double c[2] = {(double)(v0 + (uint64_t)i), -(double)(v0 + (uint64_t)i)};
+            memcpy(data + i * 16, c, 16);
         }
+        break;
+    default: break;
     }
+#undef FILL
 }
 
 void ss_fill_seeded(ss_dtype t, uint64_t seed, int64_t first, uint8_t *data, int64_t numel) {
