@@ -73,6 +73,18 @@ static int check_duplicates(const cJSON *node, ss_error *err) {
     return 0;
 }
 
+/* In meta and expect (free-form trees) a number beyond a double's range
+ * parses as infinity and would be written back as null, changing the case on
+ * a round trip. The typed fields check their own numbers with precise names. */
+static int check_finite(const cJSON *node, const char *where, ss_error *err) {
+    if (cJSON_IsNumber(node) && !isfinite(node->valuedouble))
+        return ss_fail(err, where, "holds a number beyond a double's range (%s)",
+                       node->string ? node->string : "array element");
+    for (const cJSON *c = node ? node->child : NULL; c; c = c->next)
+        SS_TRY(check_finite(c, where, err));
+    return 0;
+}
+
 /* ---- field helpers -------------------------------------------------------- */
 
 typedef char field_name[sizeof(((ss_error *)0)->field)];
@@ -287,7 +299,9 @@ static int read_case(const cJSON *root, ss_case *c, ss_error *err) {
                                &c->values_src, err));
     }
     SS_TRY(get_object(root, "", "meta", 0, &it, err));
+    SS_TRY(check_finite(it, "meta", err));
     SS_TRY(get_object(root, "", "expect", 0, &it, err));
+    SS_TRY(check_finite(it, "expect", err));
     return 0;
 }
 
