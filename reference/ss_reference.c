@@ -111,6 +111,15 @@ ss_run_status ss_ref_run(const ss_plan *plan, ss_storage *input, ss_storage *src
         return SS_RUN_OK;
     }
     if (plan->overlap == SS_OVL_SAME_VIEW) return SS_RUN_OK;   /* x[a:b] = x[a:b] */
+    /* Both sides one contiguous run (x[1:] = x[:-1] on a contiguous x):
+     * memmove is a snapshot copy by definition, without the temporary. */
+    pair_layout L;
+    coalesce(&plan->slice, &plan->op.src, &L);
+    if (L.ndim == 1 && L.dst_st[0] == 1 && L.src_st[0] == 1) {
+        memmove(in_data + plan->slice.offset * (int64_t)es, src_data + plan->op.src.offset * (int64_t)es,
+                (size_t)L.sizes[0] * es);
+        return SS_RUN_OK;
+    }
     const ss_view snap = contiguous_like(&plan->op.src);
     /* Small snapshots (the common fuzzing case) stay on the stack. */
     _Alignas(16) uint8_t small[4096];
