@@ -430,14 +430,43 @@ static int attempt(rng *r, const ss_gen_config *cfg, const features *f, ss_case 
            total * es <= max_bytes;
 }
 
+/* The features of the last epoch asked for, and what they were drawn from.
+ * Consecutive cases almost always share an epoch, and drawing its features
+ * (some thirty draws) costs more than the rest of a small case. Per thread, so
+ * concurrent campaigns never see each other's epoch. */
+typedef struct epoch_cache {
+    int valid;
+    uint64_t seed, epoch;
+    int swarm;
+    unsigned alias_weight[SS_ALIAS_KIND_COUNT], dtype_weight[SS_DTYPE_COUNT];
+    features f;
+} epoch_cache;
+static _Thread_local epoch_cache last_epoch;
+
+static const features *cached_features(const ss_gen_config *cfg, uint64_t seed, uint64_t index) {
+    epoch_cache *e = &last_epoch;
+    const uint64_t epoch = index / SS_GEN_EPOCH;
+    if (!e->valid || e->seed != seed || e->epoch != epoch || e->swarm != cfg->swarm ||
+        memcmp(e->alias_weight, cfg->alias_weight, sizeof e->alias_weight) ||
+        memcmp(e->dtype_weight, cfg->dtype_weight, sizeof e->dtype_weight)) {
+        epoch_features(cfg, seed, index, &e->f);
+        e->seed = seed;
+        e->epoch = epoch;
+        e->swarm = cfg->swarm;
+        memcpy(e->alias_weight, cfg->alias_weight, sizeof e->alias_weight);
+        memcpy(e->dtype_weight, cfg->dtype_weight, sizeof e->dtype_weight);
+        e->valid = 1;
+    }
+    return &e->f;
+}
+
 int ss_gen_case(const ss_gen_config *cfg, uint64_t seed, uint64_t index, ss_case *out,
                 ss_alias_kind *kind_out) {
-    features f;
-    epoch_features(cfg, seed, index, &f);
+    const features *f = cached_features(cfg, seed, index);
     rng r = {ss_gen_mix(seed) ^ ss_gen_mix(~index)};
     memset(out, 0, sizeof *out);
     for (int tries = 0; tries < 16; tries++)
-        if (attempt(&r, cfg, &f, out, kind_out)) return 0;
+        if (attempt(&r, cfg, f, out, kind_out)) return 0;
     /* Caps too tight for anything drawn: the smallest well-formed case. */
     memset(out, 0, sizeof *out);
     out->dtype = SS_UINT8;
