@@ -3,14 +3,20 @@
 #include <string.h>
 #include "ss_storage.h"
 
+/* Smallest block a storage gets. The struct does not record its capacity, so
+ * the block is known to hold only max(last total, this); without a floor,
+ * fuzzing's mix of sizes would free and malloc the block every few cases. */
+#define MIN_BLOCK ((size_t)64 << 10)
+
 int ss_storage_reserve(ss_storage *s, size_t bytes, size_t guard) {
     if (bytes > SIZE_MAX / 2 || guard > SIZE_MAX / 4) return -1;
     size_t total = bytes + 2 * guard;
     size_t have = s->base ? s->bytes + 2 * s->guard : 0;
+    if (s->base && have < MIN_BLOCK) have = MIN_BLOCK;
     if (!s->base || total > have) {
         /* malloc, not realloc: the old contents are not needed, and a failed
          * grow must leave s usable. */
-        uint8_t *p = malloc(total ? total : 1);
+        uint8_t *p = malloc(total > MIN_BLOCK ? total : MIN_BLOCK);
         if (!p) return -1;
         free(s->base);
         s->base = p;
