@@ -1,4 +1,4 @@
-# bench/bench.mk - benchmarks: `make bench` (differential loop vs a PyTorch loop, large copies vs memcpy), `make bench-mutants` (detection power).
+# bench/bench.mk - benchmarks: `make bench` (differential loop vs a PyTorch loop, large copies vs memcpy), `make bench-mutants` (detection power), `make bench-gpu` (cuda:reinplace on a GPU).
 #
 # Knobs: BENCH_CASES (C loop cases), BENCH_PEER_CASES (PyTorch loop cases),
 # BENCH_COPY_MIB and BENCH_COPY_REPS (bench_copy storage size, repetitions), BENCH_MUTANT_TIME (seconds per
@@ -32,3 +32,31 @@ bench-copy: $(BENCH_DIR)/bench_copy
 bench-mutants: $(BUILD)/ssfuzz
 	@SSFUZZ=$(BUILD)/ssfuzz BENCH_MUTANT_TIME=$(BENCH_MUTANT_TIME) \
 	    BENCH_SURVIVE_TIME=$(BENCH_SURVIVE_TIME) bash bench/bench_mutants.sh
+
+# bench-gpu: cuda:reinplace on a GPU (bench/bench_gpu.c): large copies beside
+# cudaMemcpy, device-resident; small cases batched vs one launch per case.
+# Without a device it prints "bench_gpu: skipped: <why>" and exits 3.
+# Knobs: BENCH_GPU_MIB (0 skips the large copies), BENCH_GPU_CASES (0 skips the small cases).
+BENCH_GPU_MIB   ?= 256
+BENCH_GPU_CASES ?= 10000
+.PHONY: bench-gpu
+ifneq ($(NVCC),)
+BENCH_GPU_DEV := $(BENCH_DIR)/bench_gpu_dev.o
+$(BENCH_GPU_DEV): bench/bench_gpu_dev.cu bench/bench_gpu.h kernels/ss_cuda.cu kernels/ss_cuda_common.cuh \
+                  kernels/ss_kernel_body.h kernels/ss_kernel_params.h | $(DEPS_OK)
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) $(CUDA_ARCH) -Iharness -Ikernels -Ibench -c $< -o $@
+else
+BENCH_GPU_DEV := $(BENCH_DIR)/bench_gpu_stub.o
+$(BENCH_GPU_DEV): bench/bench_gpu_stub.c bench/bench_gpu.h | $(DEPS_OK)
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -MMD -MP,$(SS_CFLAGS)) -Ibench $(CFLAGS) -c $< -o $@
+endif
+
+$(BENCH_DIR)/bench_gpu: bench/bench_gpu.c bench/bench_gpu.h $(BENCH_GPU_DEV) $(BUILD)/libssfuzz.a
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -MMD -MP,$(SS_CFLAGS)) -Ibench $(CFLAGS) $(LDFLAGS) -o $@ $< $(BENCH_GPU_DEV) \
+	    $(BUILD)/libssfuzz.a $(LDLIBS)
+
+bench-gpu: $(BENCH_DIR)/bench_gpu
+	$(BENCH_DIR)/bench_gpu --mib $(BENCH_GPU_MIB) --cases $(BENCH_GPU_CASES)
