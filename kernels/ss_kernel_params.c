@@ -44,20 +44,55 @@ static int cmp_i64(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* Offsets within this many elements of the view's first one are tracked in a
+ * bitmap on the stack (4 KiB); wider views list and sort their offsets. */
+#define SMALL_REACH ((int64_t)8 * 4096)
+
+/* Does walking n dims (sizes sz, strides st, sorted by stride) visit an
+ * offset twice? Odometer walk from offset 0; every offset is in [0, reach]. */
+static int walk_finds_repeat(int n, const int64_t *sz, const int64_t *st, int64_t numel,
+                             int64_t reach) {
+    uint8_t small[SMALL_REACH / 8];
+    int64_t *offs = NULL;
+    if (reach < SMALL_REACH) memset(small, 0, (size_t)(reach / 8 + 1));
+    else if (numel > ((int64_t)1 << 27) || !(offs = malloc((size_t)numel * sizeof *offs)))
+        return 1;   /* too big to list, or no memory: conservative */
+    int64_t idx[SS_MAX_NDIM] = {0}, off = 0;
+    int dup = 0;
+    for (int64_t i = 0; i < numel && !dup; i++) {
+        if (offs) {
+            offs[i] = off;
+        } else {
+            dup = small[off >> 3] >> (off & 7) & 1;
+            small[off >> 3] |= (uint8_t)(1u << (off & 7));
+        }
+        for (int d = 0; d < n; d++) {
+            if (++idx[d] < sz[d]) { off += st[d]; break; }
+            off -= (sz[d] - 1) * st[d];
+            idx[d] = 0;
+        }
+    }
+    if (!offs) return dup;
+    qsort(offs, (size_t)numel, sizeof *offs, cmp_i64);
+    for (int64_t i = 1; i < numel && !dup; i++) dup = offs[i] == offs[i - 1];
+    free(offs);
+    return dup;
+}
+
 /* Dims of size > 1, sorted by stride: if every stride exceeds the largest
  * offset the smaller dims reach, the view is injective ("nested", the common
  * case). Otherwise count: more indices than offsets in the span must collide;
- * failing that, list every offset, sort, and look for a repeat. */
-int ss_kview_overlaps_self(const ss_view *v) {
+ * failing that, walk every offset and look for a repeat. */
+static int overlaps_self(int ndim, const int64_t *sizes, const int64_t *strides) {
     int64_t sz[SS_MAX_NDIM], st[SS_MAX_NDIM];
     int n = 0;
-    for (int d = 0; d < v->ndim; d++)
-        if (v->sizes[d] == 0) return 0;
-    for (int d = 0; d < v->ndim; d++) {
-        if (v->sizes[d] == 1) continue;
-        if (v->strides[d] == 0) return 1;
-        sz[n] = v->sizes[d];
-        st[n] = v->strides[d];
+    for (int d = 0; d < ndim; d++)
+        if (sizes[d] == 0) return 0;
+    for (int d = 0; d < ndim; d++) {
+        if (sizes[d] == 1) continue;
+        if (strides[d] == 0) return 1;
+        sz[n] = sizes[d];
+        st[n] = strides[d];
         n++;
     }
     for (int i = 1; i < n; i++)           /* insertion sort by stride */
@@ -74,24 +109,10 @@ int ss_kview_overlaps_self(const ss_view *v) {
     }
     if (nested) return 0;
     if (numel > reach + 1) return 1;
-    if (numel > ((int64_t)1 << 27)) return 1;   /* too big to list: conservative */
-    int64_t *offs = malloc((size_t)numel * sizeof *offs);
-    if (!offs) return 1;
-    int64_t idx[SS_MAX_NDIM] = {0}, off = 0;
-    for (int64_t i = 0; i < numel; i++) {
-        offs[i] = off;
-        for (int d = 0; d < n; d++) {
-            if (++idx[d] < sz[d]) { off += st[d]; break; }
-            off -= (sz[d] - 1) * st[d];
-            idx[d] = 0;
-        }
-    }
-    qsort(offs, (size_t)numel, sizeof *offs, cmp_i64);
-    int dup = 0;
-    for (int64_t i = 1; i < numel && !dup; i++) dup = offs[i] == offs[i - 1];
-    free(offs);
-    return dup;
+    return walk_finds_repeat(n, sz, st, numel, reach);
 }
+
+int ss_kview_overlaps_self(const ss_view *v) { return overlaps_self(v->ndim, v->sizes, v->strides); }
 
 /* Lowest and highest element offset of a non-empty view; -1 on overflow. */
 static int view_span(int64_t off, int ndim, const int64_t *sizes, const int64_t *strides,
@@ -224,10 +245,7 @@ static int order_independent(const builder *b, int kind, int ndim, const int64_t
                              int src_buf, int64_t soff, const int64_t *sstr, int dst_buf,
                              int64_t doff, const int64_t *dstr) {
     if (kind == SS_KL_INDEX_BUILD) return 1;   /* loads read no memory; dst is the index list */
-    ss_view d = {.offset = doff, .ndim = ndim};
-    memcpy(d.sizes, sizes, sizeof(int64_t) * (size_t)ndim);
-    memcpy(d.strides, dstr, sizeof(int64_t) * (size_t)ndim);
-    if (ss_kview_overlaps_self(&d)) return 0;
+    if (overlaps_self(ndim, sizes, dstr)) return 0;
     if (!same_memory(b, src_buf, dst_buf)) return 1;
     int64_t slo, shi, dlo, dhi;
     if (view_span(soff, ndim, sizes, sstr, &slo, &shi) || view_span(doff, ndim, sizes, dstr, &dlo, &dhi))
