@@ -151,18 +151,66 @@ int ss_view_has_internal_overlap(const ss_view *v) {
     return overlap;
 }
 
+/* A view's element set with size-1 dims dropped and dims merged where one
+ * nests exactly inside the next (stride[d-1] == stride[d] * size[d]): the
+ * same storage elements, in longer inner runs. */
+typedef struct runs {
+    int ndim;                        /* >= 1 */
+    int64_t offset;
+    int64_t sizes[SS_MAX_NDIM], strides[SS_MAX_NDIM];
+} runs;
+
+static void runs_of(const ss_view *v, runs *r) {
+    int n = 0;
+    for (int d = 0; d < v->ndim; d++) {
+        if (v->sizes[d] == 1) continue;
+        if (n > 0 && r->strides[n - 1] == v->strides[d] * v->sizes[d]) {
+            r->sizes[n - 1] *= v->sizes[d];
+            r->strides[n - 1] = v->strides[d];
+            continue;
+        }
+        r->sizes[n] = v->sizes[d];
+        r->strides[n] = v->strides[d];
+        n++;
+    }
+    if (n == 0) { r->sizes[0] = 1; r->strides[0] = 1; n = 1; }
+    r->ndim = n;
+    r->offset = v->offset;
+}
+
+/* Bits [off, off + n) of a bitmap: set them (mode 0), or test whether any is
+ * set (mode 1); one byte (up to 8 bits) per step. */
+static int bit_run(uint8_t *bits, int64_t off, int64_t n, int mode) {
+    while (n > 0) {
+        const int shift = (int)(off & 7);
+        const int take = n < 8 - shift ? (int)n : 8 - shift;
+        const uint8_t mask = (uint8_t)(((1u << take) - 1) << shift);
+        if (mode == 0) bits[off >> 3] |= mask;
+        else if (bits[off >> 3] & mask) return 1;
+        off += take;
+        n -= take;
+    }
+    return 0;
+}
+
 /* Marks (mode 0) or tests (mode 1) the elements of v in a bitmap whose bit 0 is
  * storage element `base`. Returns 1 in test mode when any element is marked.
- * The innermost dim runs as a tight loop: this walk is on the fuzzing hot path. */
+ * This walk is on the fuzzing hot path: dims are merged first, a unit-stride
+ * inner run is handled bytewise, any other inner run as a tight loop. */
 static int walk_bitmap(const ss_view *v, uint8_t *bits, int64_t base, int mode) {
     if (v->ndim == 0 || ss_view_numel(v) == 0) return 0;
-    const int inner = v->ndim - 1;
-    const int64_t n_in = v->sizes[inner], st_in = v->strides[inner];
-    int64_t idx[SS_MAX_NDIM] = {0};
-    int64_t row = v->offset - base;
+    runs r;
+    runs_of(v, &r);
+    const int inner = r.ndim - 1;
+    const int64_t n_in = r.sizes[inner], st_in = r.strides[inner];
+    int64_t idx[SS_MAX_NDIM];
+    memset(idx, 0, sizeof(int64_t) * (size_t)inner);
+    int64_t row = r.offset - base;
     for (;;) {
         int64_t off = row;
-        if (mode == 0) {
+        if (st_in == 1) {
+            if (bit_run(bits, off, n_in, mode)) return 1;
+        } else if (mode == 0) {
             for (int64_t k = 0; k < n_in; k++, off += st_in) bits[off >> 3] |= (uint8_t)(1u << (off & 7));
         } else {
             for (int64_t k = 0; k < n_in; k++, off += st_in)
@@ -170,8 +218,8 @@ static int walk_bitmap(const ss_view *v, uint8_t *bits, int64_t base, int mode) 
         }
         int d = inner - 1;
         for (; d >= 0; d--) {   /* odometer over the outer dims */
-            if (++idx[d] < v->sizes[d]) { row += v->strides[d]; break; }
-            row -= (v->sizes[d] - 1) * v->strides[d];
+            if (++idx[d] < r.sizes[d]) { row += r.strides[d]; break; }
+            row -= (r.sizes[d] - 1) * r.strides[d];
             idx[d] = 0;
         }
         if (d < 0) return 0;
@@ -186,7 +234,9 @@ static int same_view(const ss_view *a, const ss_view *b) {
     return 1;
 }
 
-/* Do the element sets of a and b (both non-empty, within [lo, hi]) intersect? */
+/* Do the element sets of a and b (both non-empty, within [lo, hi]) intersect?
+ * Marks a and tests b (which stops at the first shared element): pass the view
+ * with fewer elements as a. */
 static int views_intersect(const ss_view *a, const ss_view *b, int64_t lo, int64_t hi) {
     uint8_t small[SMALL_BITMAP];
     const size_t nbytes = (size_t)((hi - lo) / 8 + 1);
@@ -215,7 +265,7 @@ static ss_overlap classify(const ss_plan *p) {
     int64_t lo = rlo < ilo ? rlo : ilo, hi = rhi > ihi ? rhi : ihi;
     if (rlo <= shi && slo <= rhi && views_intersect(&p->slice, &p->op.src, lo, hi))
         return SS_OVL_PARTIAL;
-    if (rlo <= ihi && ilo <= rhi && views_intersect(&p->op.input, &p->op.src, lo, hi))
+    if (rlo <= ihi && ilo <= rhi && views_intersect(&p->op.src, &p->op.input, lo, hi))
         return SS_OVL_OUTSIDE_SLICE;
     return SS_OVL_DISJOINT;
 }
