@@ -64,43 +64,38 @@ static uint16_t half_of_int(uint64_t v) {
 
 static uint32_t f32_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 
-/* Fills numel elements numbered first.., where `total` is the count of numbers
- * used across the case: values are small readable integers when the dtype
- * holds all of them exactly, else an injective bit-pattern counter. One loop
- * per dtype: this runs for every element of every case. */
-static void fill_range(ss_dtype t, uint64_t seed, int64_t first, int64_t total,
-                       uint8_t *data, int64_t numel) {
-    const uint64_t base = seed % 1000;          /* readable, seed-dependent start */
-    const uint64_t top = base + (uint64_t)total;
-    const uint64_t salt = mix64(seed);
-    const uint64_t v0 = base + (uint64_t)first + 1;   /* 1-based: 0 reads as "untouched" */
-    const uint64_t n0 = (uint64_t)first;
+/* Does the dtype hold every number up to `top` exactly? Then elements get
+ * small readable integers; else an injective bit-pattern counter. */
+static int readable(ss_dtype t, uint64_t top) {
+    switch (t) {
+    case SS_BOOL: return 0;
+    case SS_FLOAT16: return top < 2048;
+    case SS_BFLOAT16: return top < 256;
+    case SS_FLOAT32: case SS_COMPLEX64: return top < (1u << 24);
+    default: return 1;
+    }
+}
+
 #define FILL(T, expr) do { for (int64_t i = 0; i < numel; i++) { const uint64_t v = v0 + (uint64_t)i; \
         const uint64_t n = n0 + (uint64_t)i; (void)v; (void)n; T x = (expr); memcpy(data + i * (int64_t)sizeof x, &x, sizeof x); } } while (0)
+
+/* Readable values: elements numbered v0, v0 + 1, ... as the dtype holds them.
+ * One loop per dtype. */
+static void fill_readable(ss_dtype t, uint64_t v0, uint8_t *data, int64_t numel) {
+    const uint64_t n0 = 0;
     switch (t) {
-    case SS_BOOL: FILL(uint8_t, (uint8_t)(mix64(salt ^ n) & 1)); break;
     case SS_UINT8: case SS_INT8: FILL(uint8_t, (uint8_t)v); break;
     case SS_INT16: FILL(uint16_t, (uint16_t)v); break;
     case SS_INT32: FILL(uint32_t, (uint32_t)v); break;
     case SS_INT64: FILL(uint64_t, v); break;
-    case SS_FLOAT16:
-        if (top < 2048) FILL(uint16_t, half_of_int(v)); else FILL(uint16_t, (uint16_t)(salt + n));
-        break;
-    case SS_BFLOAT16:
-        if (top < 256) FILL(uint16_t, (uint16_t)(f32_bits((float)v) >> 16)); else FILL(uint16_t, (uint16_t)(salt + n));
-        break;
-    case SS_FLOAT32:
-        if (top < (1u << 24)) FILL(float, (float)v); else FILL(uint32_t, (uint32_t)(salt + n));
-        break;
+    case SS_FLOAT16: FILL(uint16_t, half_of_int(v)); break;
+    case SS_BFLOAT16: FILL(uint16_t, (uint16_t)(f32_bits((float)v) >> 16)); break;
+    case SS_FLOAT32: FILL(float, (float)v); break;
     case SS_FLOAT64: FILL(double, (double)v); break;
     case SS_COMPLEX64:
-        if (top < (1u << 24)) {
-            for (int64_t i = 0; i < numel; i++) {
-                const float c[2] = {(float)(v0 + (uint64_t)i), -(float)(v0 + (uint64_t)i)};
-                memcpy(data + i * 8, c, 8);
-            }
-        } else {
-            FILL(uint64_t, salt + n);
+        for (int64_t i = 0; i < numel; i++) {
+            const float c[2] = {(float)(v0 + (uint64_t)i), -(float)(v0 + (uint64_t)i)};
+            memcpy(data + i * 8, c, 8);
         }
         break;
     case SS_COMPLEX128:
@@ -111,7 +106,55 @@ static void fill_range(ss_dtype t, uint64_t seed, int64_t first, int64_t total,
         break;
     default: break;
     }
+}
+
+/* The bit-pattern counter for elements numbered n0, n0 + 1, ... */
+static void fill_counter(ss_dtype t, uint64_t salt, uint64_t n0, uint8_t *data, int64_t numel) {
+    const uint64_t v0 = 0;
+    switch (t) {
+    case SS_BOOL: FILL(uint8_t, (uint8_t)(mix64(salt ^ n) & 1)); break;
+    case SS_FLOAT16: case SS_BFLOAT16: FILL(uint16_t, (uint16_t)(salt + n)); break;
+    case SS_FLOAT32: FILL(uint32_t, (uint32_t)(salt + n)); break;
+    case SS_COMPLEX64: FILL(uint64_t, salt + n); break;
+    default: break;
+    }
+}
 #undef FILL
+
+/* Readable values of the numbers below RAMP_N, per dtype, computed once per
+ * thread: a small case's fill is then one memcpy instead of a conversion per
+ * element. (Allocated on first use of a dtype and kept for the thread.) */
+#define RAMP_N ((int64_t)1 << 14)
+static _Thread_local uint8_t *ramps[SS_DTYPE_COUNT];
+
+static const uint8_t *ramp(ss_dtype t) {
+    if (!ramps[t]) {
+        uint8_t *r = malloc((size_t)RAMP_N * ss_dtype_size(t));
+        if (!r) return NULL;
+        fill_readable(t, 0, r, RAMP_N);
+        ramps[t] = r;
+    }
+    return ramps[t];
+}
+
+/* Fills numel elements numbered first.., where `total` is the count of numbers
+ * used across the case: values are small readable integers when the dtype
+ * holds all of them exactly, else an injective bit-pattern counter. This runs
+ * for every element of every case. */
+static void fill_range(ss_dtype t, uint64_t seed, int64_t first, int64_t total,
+                       uint8_t *data, int64_t numel) {
+    if (numel <= 0 || (unsigned)t >= SS_DTYPE_COUNT) return;
+    const uint64_t base = seed % 1000;          /* readable, seed-dependent start */
+    const uint64_t top = base + (uint64_t)total;
+    const uint64_t v0 = base + (uint64_t)first + 1;   /* 1-based: 0 reads as "untouched" */
+    if (!readable(t, top)) {
+        fill_counter(t, mix64(seed), (uint64_t)first, data, numel);
+        return;
+    }
+    const uint8_t *r = v0 + (uint64_t)numel <= (uint64_t)RAMP_N ? ramp(t) : NULL;
+    const size_t es = ss_dtype_size(t);
+    if (r) memcpy(data, r + v0 * es, (size_t)numel * es);
+    else fill_readable(t, v0, data, numel);
 }
 
 void ss_fill_seeded(ss_dtype t, uint64_t seed, int64_t first, uint8_t *data, int64_t numel) {
