@@ -145,11 +145,11 @@ static void contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides)
 }
 
 /* Should src be staged before writing dst? Both views are of the input
- * storage, in elements. The correct test intersects the closed ranges
+ * storage, in elements; src is walked with src_strides over iter_sizes. The correct test intersects the closed ranges
  * [lo, hi] of the two views (conservative: interleaved views that share no
  * element are staged too). Mutants get it wrong in their own ways. */
-static int must_stage(ss_kernel_id k, const ss_view *src, const int64_t *iter_sizes,
-                      const ss_view *dst) {
+static int must_stage(ss_kernel_id k, const ss_view *src, const int64_t *src_strides,
+                      const int64_t *iter_sizes, const ss_view *dst) {
     if (k == SS_KERNEL_MUT_ALIAS_UNCHECKED) return 0;
     if (k == SS_KERNEL_MUT_ALIAS_SAME_PTR) {
         if (src->offset != dst->offset || src->ndim != dst->ndim) return 0;
@@ -159,7 +159,7 @@ static int must_stage(ss_kernel_id k, const ss_view *src, const int64_t *iter_si
     }
     int64_t n, slo, shi, dlo, dhi;
     if (shape_numel(dst->ndim, iter_sizes, &n) || n == 0) return 0;
-    if (view_span(src->offset, src->ndim, iter_sizes, src->strides, &slo, &shi) ||
+    if (view_span(src->offset, src->ndim, iter_sizes, src_strides, &slo, &shi) ||
         view_span(dst->offset, dst->ndim, dst->sizes, dst->strides, &dlo, &dhi))
         return 1;
     if (k == SS_KERNEL_MUT_OVERLAP_OFF_BY_ONE) return slo < dhi && dlo < shi;
@@ -169,13 +169,23 @@ static int must_stage(ss_kernel_id k, const ss_view *src, const int64_t *iter_si
 /* The bytes a buffer may be touched at, relative to its data pointer. */
 typedef struct { int64_t lo, hi; } buf_room;
 
-static int check_access(const char *what, int64_t off, int ndim, const int64_t *sizes,
-                        const int64_t *strides, int elem, buf_room room, char *why, size_t why_len) {
-    int64_t n, lo, hi;
-    if (shape_numel(ndim, sizes, &n) == 0 && n == 0) return 0;
-    if (view_span(off, ndim, sizes, strides, &lo, &hi) == 0 &&
-        !__builtin_mul_overflow(lo, (int64_t)elem, &lo) &&
-        !__builtin_mul_overflow(hi + 1, (int64_t)elem, &hi) && lo >= room.lo && hi <= room.hi)
+/* The lowest and highest element a launch reaches through one view
+ * (ok == 0: the offsets overflow). */
+typedef struct { int ok; int64_t lo, hi; } span;
+
+static span span_of(int64_t off, int ndim, const int64_t *sizes, const int64_t *strides) {
+    span s = {1, 0, 0};
+    s.ok = view_span(off, ndim, sizes, strides, &s.lo, &s.hi) == 0;
+    return s;
+}
+
+/* n work items reaching elements s.lo..s.hi (via the view at `off`): inside room? */
+static int check_access(const char *what, int64_t off, int64_t n, span s, int elem, buf_room room,
+                        char *why, size_t why_len) {
+    int64_t lo, hi;
+    if (n == 0) return 0;
+    if (s.ok && !__builtin_mul_overflow(s.lo, (int64_t)elem, &lo) &&
+        !__builtin_mul_overflow(s.hi + 1, (int64_t)elem, &hi) && lo >= room.lo && hi <= room.hi)
         return 0;
     snprintf(why, why_len, "kernel: a %s would leave its buffer (illegal address; view offset %lld)",
              what, (long long)off);
@@ -242,15 +252,12 @@ static int same_memory(const builder *b, int x, int y) {
  * when the dst pattern is injective. (Used by the emulator to run any schedule
  * as one forward pass; a conservative "no" only costs speed.) */
 static int order_independent(const builder *b, int kind, int ndim, const int64_t *sizes,
-                             int src_buf, int64_t soff, const int64_t *sstr, int dst_buf,
-                             int64_t doff, const int64_t *dstr) {
+                             int src_buf, span s, int dst_buf, const int64_t *dstr, span d) {
     if (kind == SS_KL_INDEX_BUILD) return 1;   /* loads read no memory; dst is the index list */
     if (overlaps_self(ndim, sizes, dstr)) return 0;
     if (!same_memory(b, src_buf, dst_buf)) return 1;
-    int64_t slo, shi, dlo, dhi;
-    if (view_span(soff, ndim, sizes, sstr, &slo, &shi) || view_span(doff, ndim, sizes, dstr, &dlo, &dhi))
-        return 0;
-    return shi < dlo || dhi < slo;
+    if (!s.ok || !d.ok) return 0;
+    return s.hi < d.lo || d.hi < s.lo;
 }
 
 /* Append a launch: work items over `sizes`, reading (src_buf, soff, sstr) and
@@ -276,12 +283,15 @@ static int add_launch(builder *b, int kind, int ndim, const int64_t *sizes, int 
         snprintf(b->why, b->why_len, "kernel: launch %d has too many work items", b->p->nlaunch);
         return -1;
     }
+    /* Each view's reach, computed once for the access checks and the order test. */
+    const span s = span_of(soff, ndim, sizes, sstr);
+    const span d = kind == SS_KL_INDEX_BUILD ? (span){0, 0, 0} : span_of(doff, ndim, sizes, dstr);
     /* INDEX_BUILD reads no memory, but its offsets are the later stores'. */
     const int read_buf = kind == SS_KL_INDEX_BUILD ? SS_KB_INPUT : src_buf;
-    if (check_access("load", soff, ndim, sizes, sstr, b->elem, b->room[read_buf], b->why, b->why_len))
+    if (check_access("load", soff, L->n, s, b->elem, b->room[read_buf], b->why, b->why_len))
         return -1;
     if (kind == SS_KL_COPY &&
-        check_access("store", doff, ndim, sizes, dstr, b->elem, b->room[dst_buf], b->why, b->why_len))
+        check_access("store", doff, L->n, d, b->elem, b->room[dst_buf], b->why, b->why_len))
         return -1;
     /* A store pattern without repeats cannot have more items than the buffer
      * has elements; refusing more keeps a broken launch finite. */
@@ -291,7 +301,7 @@ static int add_launch(builder *b, int kind, int ndim, const int64_t *sizes, int 
                  b->p->nlaunch, (long long)L->n, (long long)((w.hi - w.lo) / b->elem));
         return -1;
     }
-    L->indep = order_independent(b, kind, ndim, sizes, src_buf, soff, sstr, dst_buf, doff, dstr);
+    L->indep = order_independent(b, kind, ndim, sizes, src_buf, s, dst_buf, dstr, d);
     coalesce(L);
     try_vectorize(L);
     b->p->nlaunch++;
@@ -326,11 +336,17 @@ ss_run_status ss_kprog_build(ss_kernel_id k, const ss_op *op, size_t guard_in, s
         return SS_RUN_FAILED;
     }
     /* The clone of `functional` is contiguous at offset 0 of SS_KB_TMP. */
-    ss_view clone = *in;
-    clone.offset = 0;
-    contiguous_strides(in->ndim, in->sizes, clone.strides);
+    int64_t clone_strides[SS_MAX_NDIM];
+    contiguous_strides(in->ndim, in->sizes, clone_strides);
     ss_view dst;
-    if (ss_kslice(k == SS_KERNEL_FUNCTIONAL ? &clone : in, op, k, &dst, why, why_len)) return SS_RUN_FAILED;
+    if (k == SS_KERNEL_FUNCTIONAL) {
+        ss_view clone = *in;
+        clone.offset = 0;
+        memcpy(clone.strides, clone_strides, sizeof(int64_t) * (size_t)in->ndim);
+        if (ss_kslice(&clone, op, k, &dst, why, why_len)) return SS_RUN_FAILED;
+    } else if (ss_kslice(in, op, k, &dst, why, why_len)) {
+        return SS_RUN_FAILED;
+    }
     if (!ss_kernel_is_mutant(k))
         for (int d = 0; d < in->ndim; d++)
             if (dst.sizes[d] != src->sizes[d]) {
@@ -345,8 +361,6 @@ ss_run_status ss_kprog_build(ss_kernel_id k, const ss_op *op, size_t guard_in, s
     memcpy(sstr, src->strides, sizeof sstr);
     if (k == SS_KERNEL_MUT_CONTIGUOUS_SRC) contiguous_strides(src->ndim, src->sizes, sstr);
     contiguous_strides(dst.ndim, dst.sizes, cstr);
-    ss_view src_walk = *src;
-    memcpy(src_walk.strides, sstr, sizeof sstr);
 
     builder b = {prog, e, op->src_aliased, {{0, 0}}, why, why_len};
     const int64_t in_bytes = op->input_storage_numel * e;
@@ -359,16 +373,15 @@ ss_run_status ss_kprog_build(ss_kernel_id k, const ss_op *op, size_t guard_in, s
         prog->tmp_bytes = in_numel * e;
         b.room[SS_KB_TMP] = (buf_room){0, prog->tmp_bytes};
         if (add_launch(&b, SS_KL_COPY, in->ndim, in->sizes, SS_KB_INPUT, in->offset, in->strides,
-                       SS_KB_TMP, 0, clone.strides) ||
+                       SS_KB_TMP, 0, clone_strides) ||
             add_launch(&b, SS_KL_COPY, in->ndim, dst.sizes, SS_KB_SRC, src->offset, sstr,
                        SS_KB_TMP, dst.offset, dst.strides) ||
-            add_launch(&b, SS_KL_COPY, in->ndim, in->sizes, SS_KB_TMP, 0, clone.strides,
+            add_launch(&b, SS_KL_COPY, in->ndim, in->sizes, SS_KB_TMP, 0, clone_strides,
                        SS_KB_INPUT, in->offset, in->strides))
             return SS_RUN_FAILED;
         return SS_RUN_OK;
     }
-    prog->staged = op->src_aliased && must_stage(k, k == SS_KERNEL_MUT_ALIAS_SAME_PTR ? src : &src_walk,
-                                                 dst.sizes, &dst);
+    prog->staged = op->src_aliased && must_stage(k, src, sstr, dst.sizes, &dst);
     if (n < 0 && (prog->staged || k == SS_KERNEL_INDEX)) {
         snprintf(why, why_len, "kernel: slice too large for a temporary");
         return SS_RUN_FAILED;
