@@ -86,8 +86,16 @@ typedef struct {
 
 static void runs_init(const ss_klaunch *L, runs *r) {
     const int in = L->ndim - 1;
-    r->outer = *L;
+    /* Only what the iterator reads: offsets and the outer dims (copying the
+     * whole launch costs more than a small launch's work). */
     r->outer.ndim = in;
+    r->outer.src_off = L->src_off;
+    r->outer.dst_off = L->dst_off;
+    for (int d = 0; d < in; d++) {
+        r->outer.sizes[d] = L->sizes[d];
+        r->outer.src_strides[d] = L->src_strides[d];
+        r->outer.dst_strides[d] = L->dst_strides[d];
+    }
     r->len = L->sizes[in];
     r->ssb = L->src_strides[in] * L->elem;
     r->dsb = L->dst_strides[in] * L->elem;
