@@ -59,8 +59,11 @@ int ss_check_prepare(ss_check_ctx *ctx, const ss_case *c, const ss_plan *plan,
 
 void ss_check_target(ss_check_ctx *ctx, const ss_plan *plan, ss_run_status ref_status,
                      const ss_target *t, const ss_run_opts *opts, ss_check_result *res) {
-    memset(res, 0, sizeof *res);
+    /* Everything zero but the reason text, which only needs its terminator. */
+    res->verdict = SS_AGREE;
     res->ref_status = ref_status;
+    memset(&res->diff, 0, sizeof res->diff);
+    res->why[0] = '\0';
     ss_storage_copy(&ctx->tgt_in, &ctx->init_in);
     ss_storage_copy(&ctx->tgt_src, &ctx->init_src);
     const ss_run_status st = t->run(t, plan, &ctx->tgt_in, &ctx->tgt_src, opts, res->why, sizeof res->why);
