@@ -16,7 +16,7 @@ BENCH_SURVIVE_TIME ?= 60
 TORCH_PYTHON       ?= /usr/bin/python3
 
 .PHONY: bench bench-loop bench-copy
-$(BENCH_DIR)/%: bench/%.c $(BUILD)/libssfuzz.a
+$(BENCH_DIR)/%: bench/%.c bench/bench_layouts.h $(BUILD)/libssfuzz.a
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -MMD -MP,$(SS_CFLAGS)) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libssfuzz.a $(LDLIBS)
 
@@ -53,7 +53,7 @@ $(BENCH_GPU_DEV): bench/bench_gpu_stub.c bench/bench_gpu.h | $(DEPS_OK)
 	$(CC) $(filter-out -MMD -MP,$(SS_CFLAGS)) -Ibench $(CFLAGS) -c $< -o $@
 endif
 
-$(BENCH_DIR)/bench_gpu: bench/bench_gpu.c bench/bench_gpu.h $(BENCH_GPU_DEV) $(BUILD)/libssfuzz.a
+$(BENCH_DIR)/bench_gpu: bench/bench_gpu.c bench/bench_gpu.h bench/bench_layouts.h $(BENCH_GPU_DEV) $(BUILD)/libssfuzz.a
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -MMD -MP,$(SS_CFLAGS)) -Ibench $(CFLAGS) $(LDFLAGS) -o $@ $< $(BENCH_GPU_DEV) \
 	    $(BUILD)/libssfuzz.a $(LDLIBS)

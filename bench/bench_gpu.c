@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 #include "bench_gpu.h"
+#include "bench_layouts.h"
 #include "ss_cuda.h"
 #include "ss_gen.h"
 #include "ss_plan_build.h"
@@ -12,7 +13,6 @@
 #include "ss_target.h"
 
 /* float32 for the large copies, as in bench_copy. */
-#define ES 4
 
 typedef struct bench_opts {
     int64_t mib;          /* large: input storage size */
@@ -21,12 +21,6 @@ typedef struct bench_opts {
     size_t batch;         /* small: cases per ss_cuda_exec_batch call */
     int64_t max_numel;    /* small: cap on each storage */
 } bench_opts;
-
-typedef struct layout {
-    const char *name;
-    const char *what;
-    ss_op op;
-} layout;
 
 static double now_s(void) {
     struct timespec ts;
@@ -40,65 +34,6 @@ static int same_storage(const ss_storage *a, const ss_storage *b) {
            memcmp(a->base, b->base, a->bytes + 2 * a->guard) == 0;
 }
 
-static ss_view view2(int64_t offset, int64_t r, int64_t c, int64_t sr, int64_t sc) {
-    ss_view v;
-    memset(&v, 0, sizeof v);
-    v.offset = offset;
-    v.ndim = 2;
-    v.sizes[0] = r; v.sizes[1] = c;
-    v.strides[0] = sr; v.strides[1] = sc;
-    return v;
-}
-
-static ss_op base_op(int64_t rows, int64_t cols) {
-    ss_op op;
-    memset(&op, 0, sizeof op);
-    op.elem_size = ES;
-    op.input_storage_numel = rows * cols;
-    op.input = view2(0, rows, cols, cols, 1);
-    op.has_start = op.has_end = 1;
-    op.step = 1;
-    return op;
-}
-
-/* bench_copy's layouts: input rows x cols contiguous, filling its storage. */
-static int make_layouts(int64_t rows, int64_t cols, layout *L) {
-    int n = 0;
-    ss_op op = base_op(rows, cols);
-    op.dim = 0; op.start = 0; op.end = rows / 2;
-    op.src = view2(0, rows / 2, cols, cols, 1);
-    op.src_storage_numel = rows / 2 * cols;
-    L[n++] = (layout){"contiguous", "x[:R/2] = y, y contiguous", op};
-
-    op = base_op(rows, cols);
-    op.dim = 1; op.start = 0; op.end = cols / 2;
-    op.src = view2(0, rows, cols / 2, cols / 2, 1);
-    op.src_storage_numel = rows * cols / 2;
-    L[n++] = (layout){"inner-runs", "x[:, :C/2] = y (runs of C/2 elements)", op};
-
-    op = base_op(rows, cols);
-    op.dim = 1; op.start = 0; op.end = cols; op.step = 2;
-    op.src = view2(0, rows, cols / 2, cols / 2, 1);
-    op.src_storage_numel = rows * cols / 2;
-    L[n++] = (layout){"strided-inner", "x[:, ::2] = y (inner stride 2)", op};
-
-    op = base_op(rows, cols);
-    op.dim = 0; op.start = 0; op.end = rows / 2;
-    op.src = view2(0, rows / 2, cols, 1, rows / 2);
-    op.src_storage_numel = rows / 2 * cols;
-    L[n++] = (layout){"transposed-src", "x[:R/2] = z.t(), z contiguous (C x R/2)", op};
-
-    op = base_op(rows, cols);
-    op.dim = 0; op.start = 1; op.end = rows;
-    op.src_aliased = 1;
-    op.src_storage_numel = op.input_storage_numel;
-    op.src = view2(0, rows - 1, cols, cols, 1);
-    L[n++] = (layout){"aliased-shift", "x[1:] = x[:-1] (src overlaps the slice: staged)", op};
-    return n;
-}
-
-/* The whole target call once (allocate, upload, launches, download, free),
- * timed on the host and checked bitwise against the reference. 0 ok, 1 not. */
 static int full_call(const layout *l, const ss_plan *plan, const ss_target *t, double *secs) {
     const size_t in_bytes = (size_t)l->op.input_storage_numel * ES;
     const size_t src_bytes = l->op.src_aliased ? 0 : (size_t)l->op.src_storage_numel * ES;

@@ -2,11 +2,7 @@
 # `ssfuzz explain`: plan, validity, overlap class and map for every corpus case; plain text
 # off a terminal, colour on request; wrong cells after a mutant; large cases summarized in 80 columns.
 set -u
-SSFUZZ=${SSFUZZ:-build/ssfuzz}
-SSFUZZ_ASAN=${SSFUZZ_ASAN:-$SSFUZZ}
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-pass() { echo "ok $1"; }
-fail() { echo "not ok $1${2:+: $2}"; }
+. "$(dirname "$0")/lib/common.sh"
 esc=$(printf '\033')
 
 for f in corpus/*.json; do

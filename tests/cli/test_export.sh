@@ -3,10 +3,7 @@
 # verdict line, and their functional expectation equals `ssfuzz replay --dump`'s reference bit for bit.
 # (Eager in-place on aliasing cases may refuse or differ: that is the bug class, not a test failure.)
 set -u
-SSFUZZ=${SSFUZZ:-build/ssfuzz}
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-pass() { echo "ok $1"; }
-fail() { echo "not ok $1${2:+: $2}"; }
+. "$(dirname "$0")/lib/common.sh"
 
 # Usage and invalid cases need no torch.
 "$SSFUZZ" export corpus/shift-right-1d.json >/dev/null 2>"$tmp/err"; rc=$?

@@ -5,11 +5,8 @@
 # FUZZ_SECONDS (default 10) bounds each target's run.
 set -u
 cd "$(dirname "$0")/../.."
-SSFUZZ=${SSFUZZ:-build/ssfuzz}
+. "$(dirname "$0")/lib/common.sh"
 SECONDS_EACH=${FUZZ_SECONDS:-10}
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-pass() { echo "ok $1"; }
-fail() { echo "not ok $1${2:+: $2}"; }
 skip() { echo "skip $1: $2"; }
 
 # The OSS-Fuzz variables would redirect the build; CI wants the defaults.

@@ -2,16 +2,7 @@
 # `ssfuzz regress`: the corpus holds every expectation; JUnit and SARIF are well formed;
 # a wrong expectation fails with exit 1 and a SARIF result; usage and invalid cases exit 2.
 set -u
-SSFUZZ=${SSFUZZ:-build/ssfuzz}
-SSFUZZ_ASAN=${SSFUZZ_ASAN:-$SSFUZZ}
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-pass() { echo "ok $1"; }
-fail() { echo "not ok $1${2:+: $2}"; }
-expect_rc() {   # name want cmd...
-    local name=$1 want=$2; shift 2
-    "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
-    if [ "$rc" = "$want" ]; then pass "$name"; else fail "$name" "exit $rc, expected $want; $(tail -3 "$tmp/err")"; fi
-}
+. "$(dirname "$0")/lib/common.sh"
 py=$(command -v python3 || command -v /usr/bin/python3)
 
 expect_rc "regress corpus/ holds every expectation" 0 "$SSFUZZ" regress corpus/ --junit "$tmp/c.xml" --sarif "$tmp/c.sarif"

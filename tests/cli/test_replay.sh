@@ -2,16 +2,7 @@
 # `ssfuzz replay` end to end: the corpus agrees, exit codes, one-line errors on
 # hostile files (also under ASan+UBSan), --dump output.
 set -u
-SSFUZZ=${SSFUZZ:-build/ssfuzz}
-SSFUZZ_ASAN=${SSFUZZ_ASAN:-$SSFUZZ}
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-pass() { echo "ok $1"; }
-fail() { echo "not ok $1${2:+: $2}"; }
-expect_rc() {   # name want cmd...
-    local name=$1 want=$2; shift 2
-    "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
-    if [ "$rc" = "$want" ]; then pass "$name"; else fail "$name" "exit $rc, expected $want; $(tail -3 "$tmp/err")"; fi
-}
+. "$(dirname "$0")/lib/common.sh"
 
 expect_rc "replay corpus/ agrees" 0 "$SSFUZZ" replay --quiet corpus/
 expect_rc "replay of a missing file is a usage error" 2 "$SSFUZZ" replay "$tmp/nope.json"
