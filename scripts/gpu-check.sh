@@ -59,7 +59,10 @@ while read -r name kind _; do
     case $name in cuda:*) ;; *) continue ;; esac
     if [ "$kind" = mutant ]; then
         # Mutants may agree on a GPU where one wave hides the bug: report only.
-        timeout 60 $SSFUZZ replay "$CORPUS" --target "$name" -q >"$LOG/replay-$name.log" 2>&1
+        # Bounded by the script's budget too, so seven mutants cannot overrun it.
+        lim=$(left); [ "$lim" -gt 60 ] && lim=60
+        if [ "$lim" -le 5 ]; then echo "   $name (mutant): skipped, time budget spent"; continue; fi
+        timeout "$lim" $SSFUZZ replay "$CORPUS" --target "$name" -q >"$LOG/replay-$name.log" 2>&1
         echo "   $name (mutant): exit $? — $(tail -n 1 "$LOG/replay-$name.log")"
     else
         step "replay-$name" 60 $SSFUZZ replay "$CORPUS" --target "$name" -q
