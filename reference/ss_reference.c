@@ -55,6 +55,25 @@ static void copy_elems(uint8_t *d, int64_t dst_st, const uint8_t *s, int64_t src
     }
 }
 
+/* Side of the square tiles of a transposed copy: 32x32 elements of up to
+ * 16 bytes stay within L1 on both sides. */
+#define TILE 32
+
+/* A 2-D block where one side walks rows and the other columns (a transpose):
+ * copying tile by tile touches each cache line once instead of once per
+ * element. Element order does not matter: dst and src share no element. */
+static void copy_tiled(uint8_t *d, int64_t d_row, int64_t d_col, const uint8_t *s, int64_t s_row,
+                       int64_t s_col, int64_t rows, int64_t cols, size_t es) {
+    for (int64_t r0 = 0; r0 < rows; r0 += TILE)
+        for (int64_t c0 = 0; c0 < cols; c0 += TILE) {
+            const int64_t r1 = r0 + TILE < rows ? r0 + TILE : rows;
+            const int64_t c1 = c0 + TILE < cols ? c0 + TILE : cols;
+            for (int64_t r = r0; r < r1; r++)
+                copy_elems(d + (r * d_row + c0 * d_col) * (int64_t)es, d_col,
+                           s + (r * s_row + c0 * s_col) * (int64_t)es, s_col, c1 - c0, es);
+        }
+}
+
 /* dst[idx] = src[idx] for every logical index; dst and src must not share
  * elements (the caller snapshots when they could). */
 static void copy_view(uint8_t *dst_base, const ss_view *dst, const uint8_t *src_base,
@@ -66,10 +85,20 @@ static void copy_view(uint8_t *dst_base, const ss_view *dst, const uint8_t *src_
     const uint8_t *s = src_base + src->offset * (int64_t)es;
     if (L.ndim == 0) { memcpy(d, s, es); return; }
     const int inner = L.ndim - 1;
+    /* Transposed inner pair: one side contiguous along the innermost dim, the
+     * other along the next one out. Then the unit of work is a tiled 2-D block. */
+    const int tiled = L.ndim >= 2 && L.sizes[inner] >= TILE && L.sizes[inner - 1] >= TILE &&
+                      ((L.dst_st[inner] == 1 && L.src_st[inner - 1] == 1) ||
+                       (L.src_st[inner] == 1 && L.dst_st[inner - 1] == 1));
+    const int outer = tiled ? inner - 1 : inner;   /* dims below `outer` run the odometer */
     int64_t idx[SS_MAX_NDIM] = {0};
     for (;;) {
-        copy_elems(d, L.dst_st[inner], s, L.src_st[inner], L.sizes[inner], es);
-        int k = inner - 1;
+        if (tiled)
+            copy_tiled(d, L.dst_st[inner - 1], L.dst_st[inner], s, L.src_st[inner - 1], L.src_st[inner],
+                       L.sizes[inner - 1], L.sizes[inner], es);
+        else
+            copy_elems(d, L.dst_st[inner], s, L.src_st[inner], L.sizes[inner], es);
+        int k = outer - 1;
         for (; k >= 0; k--) {   /* odometer over the outer dims */
             if (++idx[k] < L.sizes[k]) {
                 d += L.dst_st[k] * (int64_t)es;

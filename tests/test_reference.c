@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <stdlib.h>
 #include <string.h>
 #include "ss_compare.h"
 #include "ss_plan_build.h"
@@ -164,6 +165,51 @@ static void test_compare_reports_first_difference(void **state) {
     ss_storage_free(&b);
 }
 
+/* Large transposed copies take the tiled path: check every element against a
+ * plain per-element loop, both orientations, ragged tile edges, an outer dim. */
+static void test_tiled_transpose_matches_naive(void **state) {
+    (void)state;
+    const int64_t B = 2, R = 45, C = 70;   /* not multiples of the 32-element tile */
+    for (int orient = 0; orient < 2; orient++) {
+        for (size_t k = 0; k < 5; k++) {
+            const size_t es = sizes_all[k];
+            /* input: B x R x C contiguous; slice = all of it; src: separate storage,
+             * viewed transposed (orient 0) or the input viewed transposed (orient 1). */
+            ss_view in_v = orient == 0 ? tu_contig(0, 3, TU_ARR(B, R, C))
+                                       : tu_view(0, 3, TU_ARR(B, R, C), TU_ARR(R * C, 1, R));
+            ss_view src_v = orient == 0 ? tu_view(0, 3, TU_ARR(B, R, C), TU_ARR(R * C, 1, R))
+                                        : tu_contig(0, 3, TU_ARR(B, R, C));
+            ss_op op = tu_op(es, B * R * C, in_v, src_v, 0, NONE, NONE, 1);
+            op.src_aliased = 0;
+            op.src_storage_numel = B * R * C;
+            ss_plan p;
+            ss_error err;
+            if (ss_plan_build(&op, &p, &err)) fail_msg("%s: %s", err.field, err.msg);
+            ss_storage in = {0}, src = {0};
+            assert_int_equal(ss_storage_reserve(&in, (size_t)(B * R * C) * es, SS_GUARD_DEFAULT), 0);
+            assert_int_equal(ss_storage_reserve(&src, (size_t)(B * R * C) * es, SS_GUARD_DEFAULT), 0);
+            ss_fill_seeded(SS_INT64, 3, 0, ss_storage_data(&in), (int64_t)((size_t)(B * R * C) * es / 8));
+            ss_fill_seeded(SS_INT64, 4, 1 << 20, ss_storage_data(&src), (int64_t)((size_t)(B * R * C) * es / 8));
+            uint8_t *want = malloc((size_t)(B * R * C) * es);
+            assert_non_null(want);
+            memcpy(want, ss_storage_data(&in), (size_t)(B * R * C) * es);
+            int64_t idx[3];
+            for (idx[0] = 0; idx[0] < B; idx[0]++)
+                for (idx[1] = 0; idx[1] < R; idx[1]++)
+                    for (idx[2] = 0; idx[2] < C; idx[2]++)
+                        memcpy(want + ss_view_offset_of(&in_v, idx) * (int64_t)es,
+                               ss_storage_data(&src) + ss_view_offset_of(&src_v, idx) * (int64_t)es, es);
+            char why[128];
+            assert_int_equal(ss_ref_run(&p, &in, &src, why, sizeof why), SS_RUN_OK);
+            assert_memory_equal(ss_storage_data(&in), want, (size_t)(B * R * C) * es);
+            assert_true(ss_storage_guards_intact(&in));
+            free(want);
+            ss_storage_free(&in);
+            ss_storage_free(&src);
+        }
+    }
+}
+
 static void test_fill_distinct(void **state) {
     (void)state;
     for (int t = SS_UINT8; t < SS_DTYPE_COUNT; t++) {
@@ -191,6 +237,7 @@ int main(void) {
         cmocka_unit_test(test_offset_view_untouched_outside),
         cmocka_unit_test(test_internal_overlap_rejected),
         cmocka_unit_test(test_compare_reports_first_difference),
+        cmocka_unit_test(test_tiled_transpose_matches_naive),
         cmocka_unit_test(test_fill_distinct),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
