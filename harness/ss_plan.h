@@ -80,6 +80,7 @@ typedef struct ss_storage {
     uint8_t *base;
     size_t guard;
     size_t bytes;
+    size_t cap;       /* bytes allocated at base (>= bytes + 2 * guard) */
 } ss_storage;
 #define SS_GUARD_BYTE 0xA5
 static inline uint8_t *ss_storage_data(const ss_storage *s) { return s->base + s->guard; }

@@ -8,19 +8,33 @@
  * fuzzing's mix of sizes would free and malloc the block every few cases. */
 #define MIN_BLOCK ((size_t)64 << 10)
 
+/* Under ASan, the spare bytes of a reused block past the guard bands are
+ * poisoned, so an access beyond a storage's guard band is still reported. */
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#else
+#define POISON(p, n) ((void)(p), (void)(n))
+#define UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
 int ss_storage_reserve(ss_storage *s, size_t bytes, size_t guard) {
     if (bytes > SIZE_MAX / 2 || guard > SIZE_MAX / 4) return -1;
-    size_t total = bytes + 2 * guard;
-    size_t have = s->base ? s->bytes + 2 * s->guard : 0;
-    if (s->base && have < MIN_BLOCK) have = MIN_BLOCK;
-    if (!s->base || total > have) {
+    const size_t total = bytes + 2 * guard;
+    if (!s->base || total > s->cap) {
         /* malloc, not realloc: the old contents are not needed, and a failed
          * grow must leave s usable. */
-        uint8_t *p = malloc(total > MIN_BLOCK ? total : MIN_BLOCK);
+        const size_t cap = total > MIN_BLOCK ? total : MIN_BLOCK;
+        uint8_t *p = malloc(cap);
         if (!p) return -1;
+        if (s->base) UNPOISON(s->base, s->cap);
         free(s->base);
         s->base = p;
+        s->cap = cap;
     }
+    UNPOISON(s->base, total);
+    POISON(s->base + total, s->cap - total);
     s->bytes = bytes;
     s->guard = guard;
     memset(s->base, SS_GUARD_BYTE, guard);
@@ -29,6 +43,7 @@ int ss_storage_reserve(ss_storage *s, size_t bytes, size_t guard) {
 }
 
 void ss_storage_free(ss_storage *s) {
+    if (s->base) UNPOISON(s->base, s->cap);
     free(s->base);
     memset(s, 0, sizeof *s);
 }
