@@ -107,7 +107,10 @@ int ss_cmd_minimize(int argc, char **argv) {
     /* schedule: the option, else the case's meta, else every schedule in turn */
     if (!sched_name && p.target->scheduled) sched_name = meta_string(&cs, "schedule");
     const cJSON *ms = cs.meta ? cJSON_GetObjectItemCaseSensitive(cs.meta, "schedule_seed") : NULL;
-    p.opts.seed = have_seed ? seed : cJSON_IsNumber(ms) && ms->valuedouble >= 0 ? (uint64_t)ms->valuedouble : 1;
+    /* A hostile meta may hold any double: only exact seeds in [0, 2^53] are taken. */
+    const int meta_seed_ok = cJSON_IsNumber(ms) && ms->valuedouble >= 0 &&
+                             ms->valuedouble <= (double)SS_MAX_JSON_INT;
+    p.opts.seed = have_seed ? seed : meta_seed_ok ? (uint64_t)ms->valuedouble : 1;
     int first = 0, last = p.target->scheduled ? SS_SCHED_COUNT - 1 : 0;
     if (sched_name && p.target->scheduled) {
         ss_schedule s;
