@@ -119,6 +119,9 @@ int ss_cmd_fuzz(int argc, char **argv) {
                 fprintf(stderr, "ssfuzz fuzz: --target: unknown target '%s' (ssfuzz targets lists them)\n", optarg);
                 return SS_EXIT_USAGE;
             }
+            int dup = 0;   /* a repeated --target runs once */
+            for (size_t i = 0; i < cfg.n_targets; i++) dup |= cfg.targets[i] == t;
+            if (dup) break;
             if (cfg.n_targets == SS_FUZZ_MAX_TARGETS) { fprintf(stderr, "ssfuzz fuzz: too many targets\n"); return SS_EXIT_USAGE; }
             cfg.targets[cfg.n_targets++] = t;
             break;
