@@ -38,6 +38,15 @@ TEST_SRC  := $(sort $(wildcard tests/test_*.c))
 TEST_BIN  := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 DEPS_OK   := build/.deps-ok
 
+# Quiet by default: one short line per step; `make V=1` shows full commands.
+ifeq ($(V),1)
+Q :=
+say = @true
+else
+Q := @
+say = @printf '  %-6s %s\n' $(1) $(2)
+endif
+
 .PHONY: all deps test test-unit fuzz regress libfuzzer bench bench-mutants clean nvcc-note
 all: $(BUILD)/ssfuzz
 
@@ -53,24 +62,29 @@ endif
 
 $(BUILD)/%.o: %.c | $(DEPS_OK)
 	@mkdir -p $(dir $@)
-	$(CC) $(SS_CFLAGS) $(CFLAGS) -c $< -o $@
+	$(call say,CC,$<)
+	$(Q)$(CC) $(SS_CFLAGS) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/%.o: %.cu | $(DEPS_OK)
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVCCFLAGS) $(CUDA_ARCH) -Iharness -Ikernels -c $< -o $@
+	$(call say,NVCC,$<)
+	$(Q)$(NVCC) $(NVCCFLAGS) $(CUDA_ARCH) -Iharness -Ikernels -c $< -o $@
 
 $(BUILD)/libssfuzz.a: $(LIB_OBJ) $(CU_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	$(call say,AR,$@)
+	$(Q)ar rcs $@ $^
 
 # Linked from the objects, not the archive: main.c refers to subcommands weakly,
 # and a weak reference never pulls a member out of an archive.
 $(BUILD)/ssfuzz: $(BUILD)/harness/main.o $(LIB_OBJ) $(CU_OBJ) | nvcc-note
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/tests/%: tests/%.c $(BUILD)/libssfuzz.a
 	@mkdir -p $(dir $@)
-	$(CC) $(SS_CFLAGS) $(CFLAGS) -Itests -o $@ $< $(BUILD)/libssfuzz.a $(LDLIBS) -lcmocka
+	$(call say,TEST,$@)
+	$(Q)$(CC) $(SS_CFLAGS) $(CFLAGS) -Itests -o $@ $< $(BUILD)/libssfuzz.a $(LDLIBS) -lcmocka
 
 test-unit: $(BUILD)/ssfuzz $(TEST_BIN)
 
