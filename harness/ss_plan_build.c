@@ -198,10 +198,8 @@ static int bit_run(uint8_t *bits, int64_t off, int64_t n, int mode) {
  * storage element `base`. Returns 1 in test mode when any element is marked.
  * This walk is on the fuzzing hot path: dims are merged first, a unit-stride
  * inner run is handled bytewise, any other inner run as a tight loop. */
-static int walk_bitmap(const ss_view *v, uint8_t *bits, int64_t base, int mode) {
-    if (v->ndim == 0 || ss_view_numel(v) == 0) return 0;
-    runs r;
-    runs_of(v, &r);
+static int walk_bitmap(const runs *rp, uint8_t *bits, int64_t base, int mode) {
+    const runs r = *rp;
     const int inner = r.ndim - 1;
     const int64_t n_in = r.sizes[inner], st_in = r.strides[inner];
     int64_t idx[SS_MAX_NDIM];
@@ -235,16 +233,112 @@ static int same_view(const ss_view *a, const ss_view *b) {
     return 1;
 }
 
+/* Storage elements a + i*s for 0 <= i < n (n >= 1): one run of a view. */
+typedef struct ap { int64_t a, s, n; } ap;
+
+/* g = gcd(s, t) for s, t > 0, and *inv in [0, t/g) with s * inv == g (mod t):
+ * extended Euclid. The coefficients stay within t/g in magnitude. */
+static int64_t ext_gcd(int64_t s, int64_t t, int64_t *inv) {
+    int64_t r0 = s, r1 = t, u0 = 1, u1 = 0;
+    while (r1) {
+        const int64_t q = r0 / r1, r = r0 - q * r1, u = u0 - q * u1;
+        r0 = r1; r1 = r;
+        u0 = u1; u1 = u;
+    }
+    const int64_t m = t / r0;
+    *inv = u0 % m < 0 ? u0 % m + m : u0 % m;
+    return r0;
+}
+
+/* (x * y) mod m for x, y in [0, m): 64-bit when the product fits, which for
+ * fuzzing-sized storages is always. */
+static int64_t mul_mod(int64_t x, int64_t y, int64_t m) {
+    if (x < ((int64_t)1 << 31) && y < ((int64_t)1 << 31)) return x * y % m;
+    return (int64_t)((unsigned __int128)x * (unsigned __int128)y % (unsigned __int128)m);
+}
+
+/* Do two runs (of a validated view: every element < 2^40) share an element?
+ * Exact. Both lie in [lo, hi] (the overlap of their ranges); an element of
+ * both is a number e in [lo, hi] with e == x.a (mod x.s) and e == y.a
+ * (mod y.s). Those congruences have a solution iff gcd(x.s, y.s) divides
+ * y.a - x.a (then the solutions repeat every lcm(x.s, y.s)), and then the
+ * smallest one >= x.a is x.a + k * x.s with k = (y.a - x.a)/g * inv (mod y.s/g). */
+static int aps_meet(ap x, ap y) {
+    if (x.n == 1 || x.s == 0) { x.n = 1; x.s = 0; }   /* a single element */
+    if (y.n == 1 || y.s == 0) { y.n = 1; y.s = 0; }
+    const int64_t xh = x.a + (x.n - 1) * x.s, yh = y.a + (y.n - 1) * y.s;
+    const int64_t lo = x.a > y.a ? x.a : y.a, hi = xh < yh ? xh : yh;
+    if (lo > hi) return 0;
+    /* A single element inside the other's range: is it on its stride? */
+    if (x.s == 0) return y.s == 0 || (x.a - y.a) % y.s == 0;
+    if (y.s == 0) return (y.a - x.a) % x.s == 0;
+    if (x.s == y.s) return (y.a - x.a) % x.s == 0;   /* then lo is in both */
+    int64_t inv;
+    const int64_t g = ext_gcd(x.s, y.s, &inv), d = y.a - x.a;
+    if (d % g) return 0;
+    const int64_t m = y.s / g;   /* k repeats with period m */
+    int64_t r = (d / g) % m;
+    if (r < 0) r += m;
+    /* first <= x.a + x.s * (m - 1) < 2^40 * (1 + y.s): the products need 128 bits. */
+    const __int128 first = (__int128)x.a + (__int128)mul_mod(r, inv, m) * x.s;
+    if (first >= lo) return first <= hi;
+    const __int128 period = (__int128)x.s * m;   /* lcm(x.s, y.s) */
+    if (period > hi - first) return 0;            /* the next one is past hi */
+    const int64_t f = (int64_t)first, p = (int64_t)period;   /* both fit now */
+    return f + (lo - f + p - 1) / p * p <= hi;
+}
+
+/* Row count of r (its runs along the innermost dim), and their first elements
+ * into starts[] when it holds at most `cap` of them. */
+static int64_t row_starts(const runs *r, int64_t *starts, int64_t cap) {
+    const int outer = r->ndim - 1;
+    int64_t rows = 1, idx[SS_MAX_NDIM];
+    for (int d = 0; d < outer; d++) {
+        if (r->sizes[d] > cap / rows) return cap + 1;
+        rows *= r->sizes[d];
+        idx[d] = 0;
+    }
+    int64_t row = r->offset;
+    for (int64_t k = 0; k < rows; k++) {
+        starts[k] = row;
+        for (int d = outer - 1; d >= 0; d--) {   /* odometer over the outer dims */
+            if (++idx[d] < r->sizes[d]) { row += r->strides[d]; break; }
+            row -= (r->sizes[d] - 1) * r->strides[d];
+            idx[d] = 0;
+        }
+    }
+    return rows;
+}
+
+/* Row pairs worth testing one by one with aps_meet before a bitmap is cheaper. */
+#define AP_PAIRS 16
+
 /* Do the element sets of a and b (both non-empty, within [lo, hi]) intersect?
- * Marks a and tests b (which stops at the first shared element): pass the view
- * with fewer elements as a. */
+ * Exact. When both views have few runs (a 1-D progression each, the common
+ * case), every pair of runs is solved arithmetically; otherwise a bitmap
+ * marks a and tests b (which stops at the first shared element): pass the
+ * view with fewer elements as a. */
 static int views_intersect(const ss_view *a, const ss_view *b, int64_t lo, int64_t hi) {
+    runs ra, rb;
+    runs_of(a, &ra);
+    runs_of(b, &rb);
+    int64_t sa[AP_PAIRS], sb[AP_PAIRS];
+    const int64_t na = row_starts(&ra, sa, AP_PAIRS);
+    const int64_t nb = na <= AP_PAIRS ? row_starts(&rb, sb, AP_PAIRS / na) : AP_PAIRS + 1;
+    if (nb <= AP_PAIRS / na) {
+        const ap xa = {0, ra.strides[ra.ndim - 1], ra.sizes[ra.ndim - 1]};
+        const ap xb = {0, rb.strides[rb.ndim - 1], rb.sizes[rb.ndim - 1]};
+        for (int64_t i = 0; i < na; i++)
+            for (int64_t j = 0; j < nb; j++)
+                if (aps_meet((ap){sa[i], xa.s, xa.n}, (ap){sb[j], xb.s, xb.n})) return 1;
+        return 0;
+    }
     uint8_t small[SMALL_BITMAP];
     const size_t nbytes = (size_t)((hi - lo) / 8 + 1);
     uint8_t *bits = nbytes <= sizeof small ? memset(small, 0, nbytes) : calloc(nbytes, 1);
     if (!bits) return 1;   /* conservative */
-    walk_bitmap(a, bits, lo, 0);
-    int hit = walk_bitmap(b, bits, lo, 1);
+    walk_bitmap(&ra, bits, lo, 0);
+    int hit = walk_bitmap(&rb, bits, lo, 1);
     if (bits != small) free(bits);
     return hit;
 }

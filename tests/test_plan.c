@@ -205,6 +205,139 @@ static void test_overlap_classes(void **state) {
     assert_int_equal(overlap_of(sep), SS_OVL_SEPARATE);
 }
 
+/* ---- the overlap class against brute force ---- */
+
+/* Marks every storage element of v (all < n) in set[]. */
+static void mark_view(const ss_view *v, uint8_t *set, int64_t n) {
+    memset(set, 0, (size_t)n);
+    const int64_t numel = ss_view_numel(v);
+    int64_t idx[SS_MAX_NDIM] = {0};
+    for (int64_t k = 0; k < numel; k++) {
+        int64_t off = v->offset;
+        for (int d = 0; d < v->ndim; d++) off += idx[d] * v->strides[d];
+        assert_true(off >= 0 && off < n);
+        set[off] = 1;
+        for (int d = v->ndim - 1; d >= 0 && ++idx[d] == v->sizes[d]; d--) idx[d] = 0;
+    }
+}
+
+static int sets_meet(const uint8_t *a, const uint8_t *b, int64_t n) {
+    for (int64_t i = 0; i < n; i++)
+        if (a[i] && b[i]) return 1;
+    return 0;
+}
+
+/* The class by definition, from the element sets of the plan's views. */
+static ss_overlap brute_overlap(const ss_plan *p) {
+    enum { N = 128 };
+    uint8_t in[N], sl[N], src[N];
+    if (!p->op.src_aliased) return SS_OVL_SEPARATE;
+    if (p->slice_numel == 0) return SS_OVL_DISJOINT;
+    const ss_view *a = &p->slice, *b = &p->op.src;
+    int same = a->ndim == b->ndim && a->offset == b->offset;
+    for (int d = 0; same && d < a->ndim; d++)
+        same = a->sizes[d] == b->sizes[d] && (a->sizes[d] == 1 || a->strides[d] == b->strides[d]);
+    if (same) return SS_OVL_SAME_VIEW;
+    assert_true(p->op.input_storage_numel <= N);
+    mark_view(&p->op.input, in, N);
+    mark_view(a, sl, N);
+    mark_view(b, src, N);
+    if (sets_meet(sl, src, N)) return SS_OVL_PARTIAL;
+    return sets_meet(in, src, N) ? SS_OVL_OUTSIDE_SLICE : SS_OVL_DISJOINT;
+}
+
+/* Every src layout (offset, strides; sizes are the slice's) against one input
+ * and slice; returns how many plans it compared. */
+static long check_src_layouts(ss_op op, int64_t max_off, int64_t max_stride) {
+    ss_plan p;
+    ss_error err;
+    op.src.offset = 0;
+    ss_plan_build(&op, &p, &err);   /* fails (src has the input's sizes) after the slice is set */
+    const ss_view slice = p.slice;
+    const int nd = slice.ndim;
+    long compared = 0;
+    int64_t st[2] = {0, 0};
+    for (int64_t off = 0; off <= max_off; off++)
+        for (st[0] = 0; st[0] <= max_stride; st[0]++)
+            for (st[1] = 0; st[1] <= (nd > 1 ? max_stride : 0); st[1]++) {
+                op.src = tu_view(off, nd, slice.sizes, st);
+                if (ss_plan_build(&op, &p, &err) != 0) continue;
+                assert_int_equal(p.overlap, brute_overlap(&p));
+                compared++;
+            }
+    return compared;
+}
+
+/* Exhaustive over small 1-D and 2-D layouts: the arithmetic test of runs and
+ * the bitmap (views with many runs) must both give the class exactly. */
+static void test_overlap_exhaustive(void **state) {
+    (void)state;
+    long compared = 0;
+    ss_view in;
+    for (int64_t off = 0; off <= 3; off++)             /* 1-D inputs */
+        for (int64_t n = 1; n <= 7; n++)
+            for (int64_t st = 0; st <= 4; st++) {
+                in = tu_view(off, 1, TU_ARR(n), TU_ARR(st));
+                for (int64_t start = 0; start <= 2; start++)
+                    for (int64_t step = 1; step <= 3; step++)
+                        compared += check_src_layouts(tu_op(1, 48, in, in, 0, SOME(start), NONE, step), 6, 6);
+            }
+    for (int64_t off = 0; off <= 2; off += 2)          /* 2-D inputs */
+        for (int64_t n0 = 1; n0 <= 5; n0++)
+            for (int64_t n1 = 1; n1 <= 3; n1++)
+                for (int64_t s0 = 0; s0 <= 5; s0++)
+                    for (int64_t s1 = 0; s1 <= 3; s1++) {
+                        in = tu_view(off, 2, TU_ARR(n0, n1), TU_ARR(s0, s1));
+                        for (int64_t dim = 0; dim < 2; dim++)
+                            for (int64_t start = 0; start <= 1; start++)
+                                for (int64_t step = 1; step <= 2; step++)
+                                    compared += check_src_layouts(
+                                        tu_op(1, 64, in, in, dim, SOME(start), NONE, step), 3, 4);
+                    }
+    print_message("%ld plans compared\n", compared);
+    assert_true(compared > 100000);
+}
+
+/* 1-D runs far apart with large strides (gcd and lcm arithmetic, products
+ * beyond 64 bits): the class against a pairwise comparison of elements. */
+static void test_overlap_large_strides(void **state) {
+    (void)state;
+    uint64_t rng = 7;
+    for (int iter = 0; iter < 20000; iter++) {
+        int64_t r[8];
+        for (int k = 0; k < 8; k++) {
+            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+            r[k] = (int64_t)(rng >> 33);
+        }
+        /* strides with shared factors, offsets near one another or not; every
+         * fourth case has strides near 2^35, whose lcm needs 128 bits */
+        const int huge = iter % 4 == 0;
+        const int64_t f = 1 + r[0] % 97;
+        const int64_t s = huge ? ((int64_t)1 << 35) / f + r[1] % 1000 : f * (1 + r[1] % 5000);
+        const int64_t t = (huge ? ((int64_t)1 << 35) / f - r[2] % 1000 : f * (1 + r[2] % 5000)) + (iter & 1);
+        const int64_t n = 1 + r[3] % (huge ? 7 : 40);
+        const int64_t a = (r[5] % 2000) * (iter % 3 ? 1 : 123457) + (huge ? (int64_t)1 << 38 : 0);
+        /* half the huge cases meet by construction: b + j*t == a + i*s */
+        const int64_t b = huge && r[7] % 2 ? a + (r[6] % (2 * n)) * s - (r[5] % n) * t
+                        : a + (r[6] % 4001 - 2000) * (iter % 5 ? f : 1) + n * s * (r[7] % 2);
+        if (b < 0) continue;
+        const ss_view x = tu_view(a, 1, TU_ARR(n * 2), TU_ARR(s));
+        const ss_view y = tu_view(b, 1, TU_ARR(n), TU_ARR(t));   /* the size of x[::2] */
+        ss_op op = tu_op(1, ((int64_t)1 << 40) - 1, x, y, 0, NONE, NONE, 2);
+        ss_plan p;
+        ss_error err;
+        assert_int_equal(ss_plan_build_limited(&op, (size_t)1 << 41, &p, &err), 0);
+        int meet_slice = 0, meet_input = 0;
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t i = 0; i < 2 * n; i++)
+                if (a + i * s == b + j * t) { meet_input = 1; meet_slice |= i % 2 == 0; }
+        const ss_overlap want = p.slice.offset == b && (n == 1 || 2 * s == t) ? SS_OVL_SAME_VIEW
+                              : meet_slice ? SS_OVL_PARTIAL
+                              : meet_input ? SS_OVL_OUTSIDE_SLICE : SS_OVL_DISJOINT;
+        assert_int_equal(p.overlap, want);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_normalize_table),
@@ -214,6 +347,8 @@ int main(void) {
         cmocka_unit_test(test_overflow_is_rejected),
         cmocka_unit_test(test_internal_overlap),
         cmocka_unit_test(test_overlap_classes),
+        cmocka_unit_test(test_overlap_exhaustive),
+        cmocka_unit_test(test_overlap_large_strides),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
