@@ -113,7 +113,9 @@ int ss_view_has_internal_overlap(const ss_view *v) {
     if (numel <= 1) return 0;
     int64_t sz[SS_MAX_NDIM], st[SS_MAX_NDIM];
     int n = 0;
-    for (int d = 0; d < v->ndim; d++) {
+    /* Innermost dim first: row-major strides arrive ascending and the
+     * insertion moves nothing (the answer does not depend on dim order). */
+    for (int d = v->ndim - 1; d >= 0; d--) {
         if (v->sizes[d] == 1) continue;
         if (v->strides[d] == 0) return 1;
         /* insertion sort by stride */

@@ -97,7 +97,9 @@ static int overlaps_self(int ndim, const int64_t *sizes, const int64_t *strides)
     int n = 0;
     for (int d = 0; d < ndim; d++)
         if (sizes[d] == 0) return 0;
-    for (int d = 0; d < ndim; d++) {
+    /* Innermost dim first: row-major strides arrive ascending, so the sort
+     * below usually swaps nothing (the answer does not depend on dim order). */
+    for (int d = ndim - 1; d >= 0; d--) {
         if (sizes[d] == 1) continue;
         if (strides[d] == 0) return 1;
         sz[n] = sizes[d];
