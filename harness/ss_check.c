@@ -59,14 +59,17 @@ int ss_check_prepare(ss_check_ctx *ctx, const ss_case *c, const ss_plan *plan,
 
 void ss_check_target(ss_check_ctx *ctx, const ss_plan *plan, ss_run_status ref_status,
                      const ss_target *t, const ss_run_opts *opts, ss_check_result *res) {
-    /* Everything zero but the reason text, which only needs its terminator. */
+    /* Everything zero but the reason text, which only needs its terminator;
+     * the diff is zeroed by ss_compare, or below where it is not called. */
     res->verdict = SS_AGREE;
     res->ref_status = ref_status;
-    memset(&res->diff, 0, sizeof res->diff);
     res->why[0] = '\0';
     ss_storage_copy(&ctx->tgt_in, &ctx->init_in);
     ss_storage_copy(&ctx->tgt_src, &ctx->init_src);
     const ss_run_status st = t->run(t, plan, &ctx->tgt_in, &ctx->tgt_src, opts, res->why, sizeof res->why);
+    const int compared = (st == SS_RUN_OK || st == SS_RUN_REJECTED) &&
+                         (st == SS_RUN_REJECTED) == (ref_status == SS_RUN_REJECTED);
+    if (!compared) memset(&res->diff, 0, sizeof res->diff);
     switch (st) {
     case SS_RUN_UNAVAILABLE: res->verdict = SS_TARGET_UNAVAILABLE; return;
     case SS_RUN_FAILED: res->verdict = SS_TARGET_FAILED; return;

@@ -47,7 +47,11 @@ static void diff_storage(const ss_plan *plan, int which, const ss_storage *e, co
 
 int ss_compare(const ss_plan *plan, const ss_storage *exp_in, const ss_storage *exp_src,
                const ss_storage *act_in, const ss_storage *act_src, ss_diff *diff) {
-    memset(diff, 0, sizeof *diff);
+    /* Zeroed through the library memset: for this constant size the compiler
+     * inlines `rep stosq`, whose start-up cost dominates (once per check). */
+    size_t n = sizeof *diff;
+    __asm__("" : "+r"(n));
+    memset(diff, 0, n);
     diff->elem_size = plan->op.elem_size;
     diff->guard_corrupt = !ss_storage_guards_intact(act_in) ||
                           (!plan->op.src_aliased && !ss_storage_guards_intact(act_src));
