@@ -248,6 +248,7 @@ typedef struct {
     ss_kprog *p;
     int elem;
     int aliased;
+    int stores_injective;    /* 1: every launch's store pattern is known injective */
     buf_room room[SS_KB_COUNT];
     char *why;
     size_t why_len;
@@ -265,7 +266,7 @@ static int same_memory(const builder *b, int x, int y) {
 static int order_independent(const builder *b, int kind, int ndim, const int64_t *sizes,
                              int src_buf, span s, int dst_buf, const int64_t *dstr, span d) {
     if (kind == SS_KL_INDEX_BUILD) return 1;   /* loads read no memory; dst is the index list */
-    if (overlaps_self(ndim, sizes, dstr)) return 0;
+    if (!b->stores_injective && overlaps_self(ndim, sizes, dstr)) return 0;
     if (!same_memory(b, src_buf, dst_buf)) return 1;
     if (!s.ok || !d.ok) return 0;
     return s.hi < d.lo || d.hi < s.lo;
@@ -348,9 +349,9 @@ ss_run_status ss_kprog_build(ss_kernel_id k, const ss_op *op, size_t guard_in, s
     }
     /* The clone of `functional` is contiguous at offset 0 of SS_KB_TMP. */
     int64_t clone_strides[SS_MAX_NDIM];
-    contiguous_strides(in->ndim, in->sizes, clone_strides);
     ss_view dst;
     if (k == SS_KERNEL_FUNCTIONAL) {
+        contiguous_strides(in->ndim, in->sizes, clone_strides);
         ss_view clone = *in;
         clone.offset = 0;
         memcpy(clone.strides, clone_strides, sizeof(int64_t) * (size_t)in->ndim);
@@ -371,9 +372,12 @@ ss_run_status ss_kprog_build(ss_kernel_id k, const ss_op *op, size_t guard_in, s
     int64_t sstr[SS_MAX_NDIM], cstr[SS_MAX_NDIM], n;
     memcpy(sstr, src->strides, sizeof sstr);
     if (k == SS_KERNEL_MUT_CONTIGUOUS_SRC) contiguous_strides(src->ndim, src->sizes, sstr);
-    contiguous_strides(dst.ndim, dst.sizes, cstr);
 
-    builder b = {prog, e, op->src_aliased, {{0, 0}}, why, why_len};
+    /* Every store goes to the input (injective: checked above), to a slice of
+     * it or of the clone (a subset of its indices along dim, so injective
+     * too), or to a contiguous temporary: no launch needs its own store test.
+     * Except where the end is not clamped: that slice may leave the dim. */
+    builder b = {prog, e, op->src_aliased, k != SS_KERNEL_MUT_END_UNCLAMPED, {{0, 0}}, why, why_len};
     const int64_t in_bytes = op->input_storage_numel * e;
     b.room[SS_KB_INPUT] = (buf_room){-(int64_t)guard_in, in_bytes + (int64_t)guard_in};
     b.room[SS_KB_SRC] = op->src_aliased ? b.room[SS_KB_INPUT]
@@ -397,6 +401,7 @@ ss_run_status ss_kprog_build(ss_kernel_id k, const ss_op *op, size_t guard_in, s
         snprintf(why, why_len, "kernel: slice too large for a temporary");
         return SS_RUN_FAILED;
     }
+    if (prog->staged || k == SS_KERNEL_INDEX) contiguous_strides(dst.ndim, dst.sizes, cstr);
     if (k == SS_KERNEL_INDEX) {   /* the index list of the slice's storage offsets */
         prog->idx_bytes = n / e * 8;
         b.room[SS_KB_IDX] = (buf_room){0, prog->idx_bytes};
