@@ -200,13 +200,12 @@ static int bit_run(uint8_t *bits, int64_t off, int64_t n, int mode) {
  * storage element `base`. Returns 1 in test mode when any element is marked.
  * This walk is on the fuzzing hot path: dims are merged first, a unit-stride
  * inner run is handled bytewise, any other inner run as a tight loop. */
-static int walk_bitmap(const runs *rp, uint8_t *bits, int64_t base, int mode) {
-    const runs r = *rp;
-    const int inner = r.ndim - 1;
-    const int64_t n_in = r.sizes[inner], st_in = r.strides[inner];
+static int walk_bitmap(const runs *r, uint8_t *bits, int64_t base, int mode) {
+    const int inner = r->ndim - 1;
+    const int64_t n_in = r->sizes[inner], st_in = r->strides[inner];
     int64_t idx[SS_MAX_NDIM];
     memset(idx, 0, sizeof(int64_t) * (size_t)inner);
-    int64_t row = r.offset - base;
+    int64_t row = r->offset - base;
     for (;;) {
         int64_t off = row;
         if (st_in == 1) {
@@ -219,8 +218,8 @@ static int walk_bitmap(const runs *rp, uint8_t *bits, int64_t base, int mode) {
         }
         int d = inner - 1;
         for (; d >= 0; d--) {   /* odometer over the outer dims */
-            if (++idx[d] < r.sizes[d]) { row += r.strides[d]; break; }
-            row -= (r.sizes[d] - 1) * r.strides[d];
+            if (++idx[d] < r->sizes[d]) { row += r->strides[d]; break; }
+            row -= (r->sizes[d] - 1) * r->strides[d];
             idx[d] = 0;
         }
         if (d < 0) return 0;
