@@ -91,7 +91,8 @@ static void copy_view(uint8_t *dst_base, const ss_view *dst, const uint8_t *src_
                       ((L.dst_st[inner] == 1 && L.src_st[inner - 1] == 1) ||
                        (L.src_st[inner] == 1 && L.dst_st[inner - 1] == 1));
     const int outer = tiled ? inner - 1 : inner;   /* dims below `outer` run the odometer */
-    int64_t idx[SS_MAX_NDIM] = {0};
+    int64_t idx[SS_MAX_NDIM];
+    for (int k = 0; k < outer; k++) idx[k] = 0;   /* only these (this runs per case) */
     for (;;) {
         if (tiled)
             copy_tiled(d, L.dst_st[inner - 1], L.dst_st[inner], s, L.src_st[inner - 1], L.src_st[inner],
@@ -113,16 +114,17 @@ static void copy_view(uint8_t *dst_base, const ss_view *dst, const uint8_t *src_
     }
 }
 
-/* A contiguous view with src's sizes: where the snapshot lives. */
-static ss_view contiguous_like(const ss_view *v) {
-    ss_view c = *v;
-    c.offset = 0;
+/* A contiguous view with src's sizes: where the snapshot lives. Only its
+ * first ndim dims are set (all copy_view reads; this runs per aliased case). */
+static void contiguous_like(const ss_view *v, ss_view *c) {
+    c->ndim = v->ndim;
+    c->offset = 0;
     int64_t st = 1;
     for (int d = v->ndim - 1; d >= 0; d--) {
-        c.strides[d] = st;
+        c->sizes[d] = v->sizes[d];
+        c->strides[d] = st;
         st *= v->sizes[d];
     }
-    return c;
 }
 
 ss_run_status ss_ref_run(const ss_plan *plan, ss_storage *input, ss_storage *src, char *why,
@@ -149,7 +151,8 @@ ss_run_status ss_ref_run(const ss_plan *plan, ss_storage *input, ss_storage *src
                 (size_t)L.sizes[0] * es);
         return SS_RUN_OK;
     }
-    const ss_view snap = contiguous_like(&plan->op.src);
+    ss_view snap;
+    contiguous_like(&plan->op.src, &snap);
     /* Small snapshots (the common fuzzing case) stay on the stack. */
     _Alignas(16) uint8_t small[4096];
     const size_t bytes = (size_t)plan->slice_numel * es;
