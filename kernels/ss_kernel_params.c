@@ -95,6 +95,12 @@ static int walk_finds_repeat(int n, const int64_t *sz, const int64_t *st, int64_
 static int overlaps_self(int ndim, const int64_t *sizes, const int64_t *strides) {
     int64_t sz[SS_MAX_NDIM], st[SS_MAX_NDIM];
     int n = 0;
+    /* A public entry point: a view outside what the plan validates (bad rank,
+     * negative sizes or strides) cannot be proven injective, so it counts as
+     * overlapping rather than being walked. */
+    if (ndim < 0 || ndim > SS_MAX_NDIM) return 1;
+    for (int d = 0; d < ndim; d++)
+        if (sizes[d] < 0 || strides[d] < 0) return 1;
     for (int d = 0; d < ndim; d++)
         if (sizes[d] == 0) return 0;
     /* Innermost dim first: row-major strides arrive ascending, so the sort
@@ -115,8 +121,11 @@ static int overlaps_self(int ndim, const int64_t *sizes, const int64_t *strides)
     int nested = 1;
     for (int i = 0; i < n; i++) {
         if (st[i] <= reach) nested = 0;
-        reach += (sz[i] - 1) * st[i];     /* bounded by the validated view */
-        numel *= sz[i];
+        int64_t extent;   /* bounded for a validated view; checked for any other */
+        if (__builtin_mul_overflow(sz[i] - 1, st[i], &extent) ||
+            __builtin_add_overflow(reach, extent, &reach) ||
+            __builtin_mul_overflow(numel, sz[i], &numel))
+            return 1;
     }
     if (nested) return 0;
     if (numel > reach + 1) return 1;

@@ -215,6 +215,24 @@ static void test_out_of_bounds_refused(void **state) {
     plan_of(SS_KERNEL_MUT_END_UNCLAMPED, op, SS_RUN_FAILED);
 }
 
+/* The kernel's overlap test is a public entry point: views the plan would
+ * refuse (negative strides or sizes, bad rank, extents past 2^63) are answered
+ * conservatively, without walking memory. */
+static void test_overlap_hostile_views(void **state) {
+    (void)state;
+    ss_view v = tu_view(0, 2, TU_ARR(3, 4), TU_ARR(4, -1));
+    assert_true(ss_kview_overlaps_self(&v));
+    v = tu_view(0, 1, TU_ARR(-3), TU_ARR(1));
+    assert_true(ss_kview_overlaps_self(&v));
+    v = tu_contig(0, 2, TU_ARR(2, 2));
+    v.ndim = SS_MAX_NDIM + 1;
+    assert_true(ss_kview_overlaps_self(&v));
+    v = tu_view(0, 2, TU_ARR((int64_t)1 << 40, (int64_t)1 << 40), TU_ARR((int64_t)1 << 40, 3));
+    assert_true(ss_kview_overlaps_self(&v));   /* extent overflows: not provably injective */
+    v = tu_view(0, 2, TU_ARR(3, 4), TU_ARR(4, 1));
+    assert_false(ss_kview_overlaps_self(&v));  /* and an ordinary view is still fine */
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_slice_rows),
@@ -225,6 +243,7 @@ int main(void) {
         cmocka_unit_test(test_staging_and_launches),
         cmocka_unit_test(test_coalesce_and_fast_path),
         cmocka_unit_test(test_out_of_bounds_refused),
+        cmocka_unit_test(test_overlap_hostile_views),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
