@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include "ss_clock.h"
 #include "ss_cli.h"
 #include "ss_expect.h"
 #include "ss_files.h"
@@ -33,12 +33,6 @@ typedef struct regress {
     size_t n_cases, n_invalid;
     ss_check_list checks;
 } regress;
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static void record(regress *g, const char *path, const char *target, const char *schedule,
                    ss_check_status st, double secs, const char *sig, const char *msg,
@@ -204,12 +198,12 @@ int ss_cmd_regress(int argc, char **argv) {
             return SS_EXIT_USAGE;
         }
     }
-    const double t0 = now_s();
+    const double t0 = ss_now_s();
     ss_replay_ctx rc;
     ss_replay_ctx_init(&rc, &o);
     for (size_t i = 0; i < files.count; i++) check_case(&g, &rc, files.paths[i]);
     ss_replay_ctx_free(&rc);
-    const double secs = now_s() - t0;
+    const double secs = ss_now_s() - t0;
     ss_error err;
     if (junit && ss_junit_write(junit, &g.checks, secs, &err)) {
         fprintf(stderr, "ssfuzz regress: --junit %s: %s\n", junit, err.msg);

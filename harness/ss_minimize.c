@@ -1,7 +1,7 @@
 /* ss_minimize.c - greedy structural shrinking of a failing case to a 1-minimal one. */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include "ss_clock.h"
 #include "ss_minimize.h"
 #include "ss_plan_build.h"
 
@@ -289,12 +289,6 @@ static void candidates(const ss_case *c, clist *l) {
 
 /* ---- the loop ---------------------------------------------------------- */
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* Candidate i is worth a predicate call: smaller, and well formed. */
 static int viable(const ss_case *cand, const ss_case *cur, size_t max_bytes, ss_plan *plan) {
     return ss_min_compare(cand, cur) < 0 && ss_plan_build_limited(&cand->op, max_bytes, plan, NULL) == 0;
@@ -310,14 +304,14 @@ int ss_minimize(ss_case *c, const ss_min_opts *opts, ss_min_pred pred, void *use
     st.ndim_before = c->op.input.ndim;
     struct cJSON *meta = c->meta, *expect = c->expect;
     c->meta = c->expect = NULL;   /* not copied into every candidate */
-    const double t0 = now_s();
+    const double t0 = ss_now_s();
     int rc = 0, changed = 1;
     while (changed && !st.budget_hit && rc == 0) {
         changed = 0;
         clist l = {0};
         candidates(c, &l);
         for (size_t pos = 0; pos < l.n; pos++) {
-            if (st.attempts >= o.max_attempts || (o.max_seconds > 0 && now_s() - t0 > o.max_seconds)) {
+            if (st.attempts >= o.max_attempts || (o.max_seconds > 0 && ss_now_s() - t0 > o.max_seconds)) {
                 st.budget_hit = 1;
                 break;
             }

@@ -3,7 +3,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include "ss_clock.h"
 #include "ss_cli.h"
 #include "ss_replay.h"
 #include "ss_storage.h"
@@ -83,12 +83,6 @@ void ss_replay_case_result_free(ss_replay_case_result *r) {
     memset(r, 0, sizeof *r);
 }
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static void invalid(ss_replay_ctx *rc, const char *label, ss_replay_case_result *r, FILE *out) {
     fprintf(out, "%s: invalid: %s: %s\n", label, r->err.field, r->err.msg);
     r->exit_code = SS_EXIT_USAGE;
@@ -111,9 +105,9 @@ static void run_one(ss_replay_ctx *rc, const char *label, const ss_target *t, co
     memset(run, 0, sizeof *run);
     run->target = t->name;
     run->schedule = t->scheduled ? ss_schedule_name(ro->schedule) : NULL;
-    const double t0 = now_s();
+    const double t0 = ss_now_s();
     ss_check_target(&rc->check, &rc->plan, r->ref_status, t, ro, &run->res);
-    run->seconds = now_s() - t0;
+    run->seconds = ss_now_s() - t0;
     run->status = run->res.verdict == SS_TARGET_UNAVAILABLE ? SS_RUN_UNAVAILABLE
                 : run->res.verdict == SS_TARGET_FAILED ? SS_RUN_FAILED
                 : (run->res.verdict == SS_AGREE && r->ref_status == SS_RUN_REJECTED) ||
