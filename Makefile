@@ -33,7 +33,7 @@ LDLIBS    += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lpthread -lrt -lstdc++
 else
 CU_OBJ    :=
 endif
-LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o)
+LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/ss_torch_worker_py.o
 TEST_SRC  := $(sort $(wildcard tests/test_*.c))
 TEST_BIN  := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 DEPS_OK   := build/.deps-ok
@@ -69,6 +69,19 @@ $(BUILD)/%.o: %.cu | $(DEPS_OK)
 	@mkdir -p $(dir $@)
 	$(call say,NVCC,$<)
 	$(Q)$(NVCC) $(NVCCFLAGS) $(CUDA_ARCH) -Iharness -Ikernels -c $< -o $@
+
+# The torch engine's Python worker, built into the binary as a C string, so
+# build/ssfuzz runs from anywhere (and an installed copy needs no data files).
+$(BUILD)/gen/ss_torch_worker_py.c: kernels/ss_torch_worker.py
+	@mkdir -p $(dir $@)
+	$(call say,GEN,$@)
+	$(Q){ echo '/* generated from kernels/ss_torch_worker.py by the Makefile */'; \
+	  echo 'const char ss_torch_worker_py[] = {'; \
+	  od -An -v -tx1 $< | sed 's/\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	  echo '0};'; } > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/%.o: $(BUILD)/gen/%.c
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/libssfuzz.a: $(LIB_OBJ) $(CU_OBJ)
 	@rm -f $@

@@ -23,7 +23,7 @@ FUZZ_LDFLAGS  := $(FUZZ_CFLAGS) $(LIB_FUZZING_ENGINE)
 
 FUZZ_LIB_SRC  := $(sort $(filter-out harness/main.c harness/cli_%.c,$(wildcard harness/*.c)) \
                    $(wildcard reference/*.c) $(wildcard kernels/*.c))
-FUZZ_LIB_OBJ  := $(FUZZ_LIB_SRC:%.c=$(FUZZ_WORK)/%.o)
+FUZZ_LIB_OBJ  := $(FUZZ_LIB_SRC:%.c=$(FUZZ_WORK)/%.o) $(FUZZ_WORK)/gen/ss_torch_worker_py.o
 FUZZ_INC      := -Ifuzz
 FUZZ_LDLIBS   := -lcjson -lm
 
@@ -35,6 +35,10 @@ libfuzzer: $(FUZZ_TARGETS:%=$(FUZZ_OUT)/%) $(FUZZ_OUT)/fuzz_json.dict \
 $(FUZZ_WORK)/%.o: %.c | $(DEPS_OK)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(SS_CFLAGS) $(FUZZ_INC) $(FUZZ_CFLAGS) -c $< -o $@
+
+$(FUZZ_WORK)/gen/%.o: $(BUILD)/gen/%.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
 
 $(FUZZ_WORK)/libssfuzz-fuzz.a: $(FUZZ_LIB_OBJ)
 	@rm -f $@

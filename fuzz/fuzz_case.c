@@ -38,7 +38,7 @@ static void select_targets(void) {
     if (!list || !*list) {
         for (size_t i = 0; i < ss_target_count() && g_ntargets < FC_MAX_TARGETS; i++) {
             const ss_target *t = ss_target_at(i);
-            if (!t->mutant && !t->unavailable(t)) g_targets[g_ntargets++] = t;
+            if (!t->mutant && !t->explicit_only && !t->unavailable(t)) g_targets[g_ntargets++] = t;
         }
         return;
     }
@@ -218,9 +218,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                     "reference could not run a capped case: %s", why);
     for (size_t i = 0; i < g_ntargets; i++) {
         const ss_target *t = g_targets[i];
-        const int nsched = t->scheduled ? SS_SCHED_COUNT : 1;
+        const int nsched = t->scheduled ? t->scheduled : 1;
         for (int s = 0; s < nsched; s++) {
-            const ss_run_opts opts = {(ss_schedule)s, c.fill_seed};
+            const ss_run_opts opts = {s, c.fill_seed, 0};
             ss_check_result res;
             ss_check_target(&g_ctx, &plan, ref_status, t, &opts, &res);
             if (res.verdict == SS_AGREE || res.verdict == SS_TARGET_UNAVAILABLE) continue;

@@ -27,7 +27,9 @@ static void usage(FILE *f) {
         "      --cases N        stop after N cases\n"
         "  -j, --jobs N         worker processes sharing the output directory (default 1)\n"
         "  -o, --out DIR        reproducer directory (default reports/; created, must be writable)\n"
-        "      --schedule S     emulator schedule: forward, reverse, lockstep, warp, random, all (default all)\n"
+        "      --schedule S     one schedule (emu: forward, reverse, lockstep, warp, random; torch\n"
+        "                       compile targets: x-input, storage-input, two-inputs) or all (default)\n"
+        "      --refusal-is-finding  a target refusing a case (PyTorch's overlap error) is a finding\n"
         "      --max-numel N    largest storage numel a generated case may have (default 4194304)\n"
         "      --max-bytes N    byte budget of one case's storages (default 1 GiB)\n"
         "      --max-ndim N     largest rank generated (default 6)\n"
@@ -78,11 +80,16 @@ static void print_summary(const ss_fuzz_config *cfg, const ss_summary *s, FILE *
                 g->reproducers == 1 ? "" : "s", g->first_file[0] ? ": " : "", g->first_file);
     }
     if (s->skipped) fprintf(f, "  %ld generated case%s skipped (byte budget)\n", s->skipped, s->skipped == 1 ? "" : "s");
+    if (s->refused)
+        fprintf(f, "  %ld run%s refused by the target (it raised its own overlap/safety error: %s)\n",
+                s->refused, s->refused == 1 ? "" : "s",
+                cfg->refusal_is_finding ? "counted as findings" : "not findings; --refusal-is-finding to keep them");
     fprintf(f, "reproduce: ssfuzz fuzz --seed %llu --cases %llu", (unsigned long long)s->seed,
             (unsigned long long)s->cases);
     for (size_t i = 0; i < cfg->n_targets; i++) fprintf(f, " --target %s", cfg->targets[i]->name);
-    fprintf(f, "%s%s%s\n", cfg->all_schedules ? "" : " --schedule ",
-            cfg->all_schedules ? "" : ss_schedule_name(cfg->schedule), cfg->gen.swarm ? "" : " --no-swarm");
+    fprintf(f, "%s%s%s%s\n", cfg->all_schedules ? "" : " --schedule ",
+            cfg->all_schedules ? "" : cfg->schedule, cfg->gen.swarm ? "" : " --no-swarm",
+            cfg->refusal_is_finding ? " --refusal-is-finding" : "");
     fprintf(f, "summary: %s/summary.json\n", cfg->out);
 }
 
@@ -98,7 +105,8 @@ int ss_cmd_fuzz(int argc, char **argv) {
     int have_seed = 0, quiet = 0;
     uint64_t v;
     ss_error err;
-    enum { O_SEED = 256, O_TIME, O_CASES, O_SCHED, O_NUMEL, O_BYTES, O_NDIM, O_TIMEOUT, O_MINTIME, O_NOSWARM };
+    enum { O_SEED = 256, O_TIME, O_CASES, O_SCHED, O_NUMEL, O_BYTES, O_NDIM, O_TIMEOUT, O_MINTIME, O_NOSWARM,
+           O_REFUSAL };
     static const struct option opts[] = {
         {"target", required_argument, 0, 't'}, {"seed", required_argument, 0, O_SEED},
         {"time", required_argument, 0, O_TIME}, {"cases", required_argument, 0, O_CASES},
@@ -107,6 +115,7 @@ int ss_cmd_fuzz(int argc, char **argv) {
         {"max-bytes", required_argument, 0, O_BYTES}, {"max-ndim", required_argument, 0, O_NDIM},
         {"case-timeout", required_argument, 0, O_TIMEOUT},
         {"minimize-time", required_argument, 0, O_MINTIME}, {"no-swarm", no_argument, 0, O_NOSWARM},
+        {"refusal-is-finding", no_argument, 0, O_REFUSAL},
         {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     optind = 1;
     opterr = 0;
@@ -140,13 +149,14 @@ int ss_cmd_fuzz(int argc, char **argv) {
         case 'o': out = optarg; break;
         case O_SCHED:
             if (!strcmp(optarg, "all")) cfg.all_schedules = 1;
-            else if (ss_schedule_from_name(optarg, &cfg.schedule) == 0) cfg.all_schedules = 0;
+            else if (ss_schedule_known(optarg)) { cfg.all_schedules = 0; cfg.schedule = optarg; }
             else {
-                fprintf(stderr, "ssfuzz fuzz: --schedule: unknown schedule '%s' (forward, reverse, "
-                                "lockstep, warp, random, all)\n", optarg);
+                fprintf(stderr, "ssfuzz fuzz: --schedule: unknown schedule '%s' (%s)\n", optarg,
+                        ss_schedule_list());
                 return SS_EXIT_USAGE;
             }
             break;
+        case O_REFUSAL: cfg.refusal_is_finding = 1; break;
         case O_NUMEL:
             if (ss_parse_u64("--max-numel", optarg, &v, &err)) goto bad;
             if (v < 1 || v > (uint64_t)SS_MAX_NUMEL) {
@@ -189,6 +199,14 @@ int ss_cmd_fuzz(int argc, char **argv) {
         return SS_EXIT_TARGET;
     }
     for (size_t i = 0; i < cfg.n_targets; i++) {
+        int first, last;
+        if (ss_fuzz_schedules(&cfg, cfg.targets[i], &first, &last)) {
+            fprintf(stderr, "ssfuzz fuzz: --schedule: target %s has no schedule '%s'\n",
+                    cfg.targets[i]->name, cfg.schedule);
+            return SS_EXIT_USAGE;
+        }
+    }
+    for (size_t i = 0; i < cfg.n_targets; i++) {
         const char *why = ss_fuzz_probe_unavailable(cfg.targets[i]);
         if (why) {
             fprintf(stderr, "ssfuzz fuzz: target %s is unavailable: %s\n", cfg.targets[i]->name, why);
@@ -204,7 +222,7 @@ int ss_cmd_fuzz(int argc, char **argv) {
 
     ss_summary sum;
     memset(&sum, 0, sizeof sum);
-    sum.schedule = cfg.all_schedules ? "all" : ss_schedule_name(cfg.schedule);
+    sum.schedule = cfg.all_schedules ? "all" : cfg.schedule;
     for (size_t i = 0, n = 0; i < cfg.n_targets; i++)
         n += (size_t)snprintf(sum.targets + n, n < sizeof sum.targets ? sizeof sum.targets - n : 0,
                               "%s%s", i ? "," : "", cfg.targets[i]->name);

@@ -111,10 +111,10 @@ int ss_cmd_minimize(int argc, char **argv) {
     const int meta_seed_ok = cJSON_IsNumber(ms) && ms->valuedouble >= 0 &&
                              ms->valuedouble <= (double)SS_MAX_JSON_INT;
     p.opts.seed = have_seed ? seed : meta_seed_ok ? (uint64_t)ms->valuedouble : 1;
-    int first = 0, last = p.target->scheduled ? SS_SCHED_COUNT - 1 : 0;
+    int first = 0, last = p.target->scheduled ? p.target->scheduled - 1 : 0;
     if (sched_name && p.target->scheduled) {
-        ss_schedule s;
-        if (ss_schedule_from_name(sched_name, &s)) {
+        const int s = ss_target_schedule_index(p.target, sched_name);
+        if (s < 0) {
             fprintf(stderr, "ssfuzz minimize: unknown schedule '%s'\n", sched_name);
             ss_case_free(&cs);
             return SS_EXIT_USAGE;
@@ -126,7 +126,7 @@ int ss_cmd_minimize(int argc, char **argv) {
     int rc = SS_EXIT_FINDING;
     p.want = SS_AGREE;
     for (int s = first; s <= last && p.want == SS_AGREE; s++) {
-        p.opts.schedule = (ss_schedule)s;
+        p.opts.schedule = s;
         ss_run_status ref;
         char pwhy[256];
         if (ss_check_prepare(&ctx, &cs, &plan, &ref, pwhy, sizeof pwhy)) {
@@ -142,7 +142,7 @@ int ss_cmd_minimize(int argc, char **argv) {
         }
         if (p.last.verdict != SS_AGREE) p.want = p.last.verdict;
     }
-    const char *sched = p.target->scheduled ? ss_schedule_name(p.opts.schedule) : NULL;
+    const char *sched = ss_target_schedule(p.target, p.opts.schedule);
     if (p.want == SS_AGREE) {
         fprintf(stderr, "%s: agrees with the reference on %s%s%s: nothing to minimize\n", path, target,
                 sched_name ? " under " : "", sched_name ? sched_name : "");

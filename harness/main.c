@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "ss_cli.h"
+#include "ss_torch.h"
 
 /* Weak so that a subcommand still under construction leaves the CLI linkable;
  * a missing one is reported as unknown, never silently skipped. */
@@ -32,10 +33,38 @@ static void usage(FILE *f) {
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (commands[i].fn) fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].help);
     fprintf(f, "\nexit codes: 0 agree/nothing found, 1 mismatch/finding, 2 invalid case or usage,\n"
-               "            3 requested target unavailable or failed\n");
+               "            3 requested target unavailable or failed\n"
+               "global option: --python PATH  the python3 (with torch) for torch:* targets\n"
+               "               (else $SSFUZZ_PYTHON, else the first python3 on PATH that imports torch)\n");
+}
+
+/* --python PATH (or --python=PATH) anywhere on the line chooses the torch
+ * engine's interpreter for every subcommand; it is taken out before dispatch. */
+static int take_global_options(int *argc, char **argv) {
+    int out = 1;
+    for (int i = 1; i < *argc; i++) {
+        if (!strcmp(argv[i], "--")) {
+            while (i < *argc) argv[out++] = argv[i++];
+            break;
+        }
+        if (!strcmp(argv[i], "--python") || !strncmp(argv[i], "--python=", 9)) {
+            const char *v = argv[i][8] == '=' ? argv[i] + 9 : (i + 1 < *argc ? argv[++i] : NULL);
+            if (!v || !*v) {
+                fprintf(stderr, "ssfuzz: --python needs the path of a python3 that imports torch\n");
+                return -1;
+            }
+            ss_torch_set_python(v);
+            continue;
+        }
+        argv[out++] = argv[i];
+    }
+    argv[out] = NULL;
+    *argc = out;
+    return 0;
 }
 
 int main(int argc, char **argv) {
+    if (take_global_options(&argc, argv)) return SS_EXIT_USAGE;
     if (argc < 2) { usage(stderr); return SS_EXIT_USAGE; }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);

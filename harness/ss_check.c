@@ -15,6 +15,8 @@ const char *ss_verdict_name(ss_verdict v) {
     case SS_TARGET_UNAVAILABLE: return "unavailable";
     case SS_TARGET_FAILED: return "crash";
     case SS_TARGET_TIMEOUT: return "timeout";
+    case SS_REFUSED: return "refused";
+    case SS_RAISED: return "raised";
     }
     return "?";
 }
@@ -51,6 +53,7 @@ int ss_check_prepare(ss_check_ctx *ctx, const ss_case *c, const ss_plan *plan,
         }
     }
     ss_fill_case(c, &ctx->init_in, &ctx->init_src);
+    ctx->dtype = (int)c->dtype;
     ss_storage_copy(&ctx->ref_in, &ctx->init_in);
     ss_storage_copy(&ctx->ref_src, &ctx->init_src);
     *ref_status = ss_ref_run(plan, &ctx->ref_in, &ctx->ref_src, why, why_len);
@@ -66,13 +69,18 @@ void ss_check_target(ss_check_ctx *ctx, const ss_plan *plan, ss_run_status ref_s
     res->why[0] = '\0';
     ss_storage_copy(&ctx->tgt_in, &ctx->init_in);
     ss_storage_copy(&ctx->tgt_src, &ctx->init_src);
-    const ss_run_status st = t->run(t, plan, &ctx->tgt_in, &ctx->tgt_src, opts, res->why, sizeof res->why);
+    ss_run_opts o = {SS_SCHED_FORWARD, 1, 0};
+    if (opts) o = *opts;
+    o.dtype = ctx->dtype;
+    const ss_run_status st = t->run(t, plan, &ctx->tgt_in, &ctx->tgt_src, &o, res->why, sizeof res->why);
     const int compared = (st == SS_RUN_OK || st == SS_RUN_REJECTED) &&
                          (st == SS_RUN_REJECTED) == (ref_status == SS_RUN_REJECTED);
     if (!compared) memset(&res->diff, 0, sizeof res->diff);
     switch (st) {
     case SS_RUN_UNAVAILABLE: res->verdict = SS_TARGET_UNAVAILABLE; return;
     case SS_RUN_FAILED: res->verdict = SS_TARGET_FAILED; return;
+    case SS_RUN_REFUSED: res->verdict = SS_REFUSED; return;
+    case SS_RUN_RAISED: res->verdict = SS_RAISED; return;
     case SS_RUN_REJECTED:
         if (ref_status != SS_RUN_REJECTED) { res->verdict = SS_REJECTED_BY_TARGET; return; }
         /* Both refused: agreement, provided the target left everything as it was. */

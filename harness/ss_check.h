@@ -14,17 +14,21 @@ typedef enum ss_verdict {
     SS_ACCEPTED_INVALID,      /* target ran a case the reference rejects */
     SS_TARGET_UNAVAILABLE,
     SS_TARGET_FAILED,         /* internal failure: crash, CUDA error */
-    SS_TARGET_TIMEOUT
+    SS_TARGET_TIMEOUT,
+    SS_REFUSED,               /* the target raised its own safety error (PyTorch's overlap
+                                 check): counted, not a finding unless asked */
+    SS_RAISED                 /* a compiled path raised where eager does not */
 } ss_verdict;
 
 /* Short stable name, used as the finding's signature kind:
  * "agree", "mismatch", "guard-band write", "rejected-by-target-only",
- * "accepted-invalid", "unavailable", "crash", "timeout". */
+ * "accepted-invalid", "unavailable", "crash", "timeout", "refused", "raised". */
 const char *ss_verdict_name(ss_verdict v);
 
 /* Reusable buffers, so a campaign does not allocate per case. */
 typedef struct ss_check_ctx {
     ss_storage ref_in, ref_src, tgt_in, tgt_src, init_in, init_src;
+    int dtype;                /* the prepared case's ss_dtype */
     size_t max_bytes;         /* byte budget (see ss_plan_build_limited); 0 = default */
 } ss_check_ctx;
 

@@ -13,11 +13,13 @@
 #include "ss_fuzz.h"
 #include "ss_minimize.h"
 #include "ss_plan_build.h"
+#include "ss_torch.h"
 
 /* Shared with the parent: what the worker is doing right now. */
 typedef struct fz_slot {
-    uint64_t done, skipped, cur_index;
+    uint64_t done, skipped, refused, cur_index;
     int64_t started_ns;        /* start of the run in flight; 0 when idle */
+    int64_t budget_ns;         /* that run's own limit (an engine's slow start); 0: case_timeout */
     int phase;                 /* 0 idle, 1 checking, 2 minimizing */
     int target, sched, verdict;
     int stop;                  /* set by the parent: finish the current case and report */
@@ -55,8 +57,14 @@ static int io_full(int fd, void *buf, size_t n, int writing) {
     return 0;
 }
 
-static const char *sched_of(const ss_target *t, int s) {
-    return t->scheduled ? ss_schedule_name((ss_schedule)s) : NULL;
+static const char *sched_of(const ss_target *t, int s) { return ss_target_schedule(t, s); }
+
+int ss_fuzz_schedules(const ss_fuzz_config *cfg, const ss_target *t, int *first, int *last) {
+    *first = *last = 0;
+    if (!t->scheduled) return 0;
+    if (cfg->all_schedules) { *last = t->scheduled - 1; return 0; }
+    *first = *last = ss_target_schedule_index(t, cfg->schedule ? cfg->schedule : "");
+    return *first < 0 ? -1 : 0;
 }
 
 /* ---- worker ------------------------------------------------------------ */
@@ -74,6 +82,14 @@ typedef struct fz_worker_state {
 /* The per-case time limit applies to each minimization step. */
 static void restart_clock(void *user) {
     fz_worker_state *w = user;
+    STORE(w->slot->budget_ns, 0);
+    STORE(w->slot->started_ns, now_ns());
+}
+
+/* An engine's slow phase (worker start, first compile) gets its own limit. */
+static void engine_clock(void *user, double budget_s) {
+    fz_worker_state *w = user;
+    STORE(w->slot->budget_ns, (int64_t)(budget_s * 1e9));
     STORE(w->slot->started_ns, now_ns());
 }
 
@@ -154,11 +170,13 @@ static void run_case(fz_worker_state *w, uint64_t index) {
     }
     for (size_t ti = 0; ti < cfg->n_targets; ti++) {
         const ss_target *t = cfg->targets[ti];
-        const int all = t->scheduled && cfg->all_schedules;
-        for (int s = all ? 0 : (int)cfg->schedule; s < (all ? SS_SCHED_COUNT : (int)cfg->schedule + 1); s++) {
-            const ss_run_opts ro = {(ss_schedule)s, 1};
+        int first, last;
+        if (ss_fuzz_schedules(cfg, t, &first, &last)) continue;
+        for (int s = first; s <= last; s++) {
+            const ss_run_opts ro = {s, 1, 0};
             STORE(w->slot->target, (int)ti);
             STORE(w->slot->sched, s);
+            STORE(w->slot->budget_ns, 0);
             STORE(w->slot->started_ns, now_ns());
             if (w->fault && index == w->fault_index) {
                 if (w->fault == 1) raise(SIGSEGV);
@@ -167,6 +185,10 @@ static void run_case(fz_worker_state *w, uint64_t index) {
             ss_check_result res;
             ss_check_target(&w->ctx, &plan, ref, t, &ro, &res);
             if (res.verdict == SS_AGREE || res.verdict == SS_TARGET_UNAVAILABLE) continue;
+            if (res.verdict == SS_REFUSED) {
+                STORE(w->slot->refused, w->slot->refused + 1);
+                if (!cfg->refusal_is_finding) continue;
+            }
             on_finding(w, &c, &plan, index, (int)ti, &ro, &res);
             break;   /* one finding per target and case: the first failing schedule */
         }
@@ -186,6 +208,7 @@ static void worker_main(const ss_fuzz_config *cfg, fz_slot *slot, int cmd_fd, in
     ss_check_ctx_init(&w->ctx);
     ss_check_ctx_init(&w->mctx);
     w->ctx.max_bytes = w->mctx.max_bytes = cfg->max_bytes;
+    ss_target_set_clock_hook(engine_clock, w);
     const char *fault = getenv("SSFUZZ_TEST_FAULT");
     if (fault && (!strncmp(fault, "crash:", 6) || !strncmp(fault, "hang:", 5))) {
         w->fault = fault[0] == 'c' ? 1 : 2;
@@ -208,6 +231,7 @@ static void worker_main(const ss_fuzz_config *cfg, fz_slot *slot, int cmd_fd, in
     }
     ss_check_ctx_free(&w->ctx);
     ss_check_ctx_free(&w->mctx);
+    ss_torch_shutdown();
     free(w);
     _exit(0);
 }
@@ -316,6 +340,7 @@ static int restart(fz_parent *P, fz_proc *w, int crashed) {
     w->pid = -1;
     STORE(w->slot->phase, 0);
     STORE(w->slot->started_ns, 0);
+    STORE(w->slot->budget_ns, 0);
     if (spawn(P, (int)(w - P->w))) return -1;
     send_batch(P, w, resume, end);
     return 0;
@@ -335,8 +360,8 @@ static void check_timeouts(fz_parent *P) {
     const int64_t limit = (int64_t)(P->cfg->case_timeout * 1e9), t = now_ns();
     for (int k = 0; k < P->n; k++) {
         fz_proc *w = &P->w[k];
-        const int64_t started = LOAD(w->slot->started_ns);
-        if (!w->busy || !started || t - started <= limit) continue;
+        const int64_t started = LOAD(w->slot->started_ns), budget = LOAD(w->slot->budget_ns);
+        if (!w->busy || !started || t - started <= (budget > 0 ? budget : limit)) continue;
         kill(w->pid, SIGKILL);
         waitpid(w->pid, NULL, 0);
         record_dead(P, w, "timeout");
@@ -344,15 +369,20 @@ static void check_timeouts(fz_parent *P) {
     }
 }
 
-static uint64_t cases_done(const fz_parent *P, uint64_t *skipped) {
-    uint64_t d = 0, s = 0;
-    for (int k = 0; k < P->n; k++) { d += LOAD(P->w[k].slot->done); s += LOAD(P->w[k].slot->skipped); }
+static uint64_t cases_done(const fz_parent *P, uint64_t *skipped, uint64_t *refused) {
+    uint64_t d = 0, s = 0, r = 0;
+    for (int k = 0; k < P->n; k++) {
+        d += LOAD(P->w[k].slot->done);
+        s += LOAD(P->w[k].slot->skipped);
+        r += LOAD(P->w[k].slot->refused);
+    }
     if (skipped) *skipped = s;
+    if (refused) *refused = r;
     return d;
 }
 
 static void progress(fz_parent *P, double elapsed) {
-    const uint64_t d = cases_done(P, NULL);
+    const uint64_t d = cases_done(P, NULL, NULL);
     fprintf(stderr, "\r\033[Kfuzz: %llu cases, %.0f/s, %ld findings, %.0f s", (unsigned long long)d,
             elapsed > 0 ? (double)d / elapsed : 0.0, ss_summary_hits(P->sum), elapsed);
     fflush(stderr);
@@ -393,6 +423,7 @@ int ss_fuzz_run(const ss_fuzz_config *cfg, ss_summary *sum) {
         return -1;
     }
     for (int k = 0; k < P.n; k++) { P.w[k].pid = -1; P.w[k].slot = &slots[k]; }
+    ss_torch_shutdown();   /* a worker probed here must not be shared by the forks */
     const int64_t t0 = P.t0 = now_ns();
     int rc = 0;
     for (int k = 0; k < P.n && rc == 0; k++) {
@@ -442,10 +473,10 @@ int ss_fuzz_run(const ss_fuzz_config *cfg, ss_summary *sum) {
     }
     if (cfg->progress) fputs("\r\033[K", stderr);
     sum->seconds = (double)(now_ns() - t0) * 1e-9;
-    sum->cases = cases_done(&P, NULL);
-    uint64_t skipped;
-    cases_done(&P, &skipped);
+    uint64_t skipped, refused;
+    sum->cases = cases_done(&P, &skipped, &refused);
     sum->skipped = (long)skipped;
+    sum->refused = (long)refused;
     free(pf);
     munmap(slots, (size_t)P.n * sizeof *slots);
     free(P.w);
@@ -454,7 +485,8 @@ int ss_fuzz_run(const ss_fuzz_config *cfg, ss_summary *sum) {
 
 const char *ss_fuzz_probe_unavailable(const ss_target *t) {
     static char why[256];
-    if (!strcmp(t->engine, "emu")) return t->unavailable(t);
+    /* emu runs in process; torch's check starts a Python worker, not torch itself */
+    if (!strcmp(t->engine, "emu") || !strcmp(t->engine, "torch")) return t->unavailable(t);
     int p[2];
     if (pipe(p)) return t->unavailable(t);
     fflush(NULL);

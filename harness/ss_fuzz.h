@@ -33,7 +33,8 @@ typedef struct ss_fuzz_config {
     ss_gen_config gen;
     size_t max_bytes;          /* byte budget per case; 0 = SS_DEFAULT_MAX_BYTES */
     int all_schedules;         /* 1: scheduled targets run under every schedule */
-    ss_schedule schedule;      /* when all_schedules == 0 */
+    const char *schedule;      /* when all_schedules == 0: a schedule every scheduled target has */
+    int refusal_is_finding;    /* 1: a `refused` run is a finding (default: counted only) */
     double case_timeout;       /* seconds per target run (and per minimization step) */
     double minimize_seconds;   /* budget per minimization */
     int progress;              /* 1: a progress line on stderr, at most once a second */
@@ -41,6 +42,10 @@ typedef struct ss_fuzz_config {
     FILE *log;                 /* one line per finding; NULL = stdout */
     const char *found_by;      /* meta.found_by of reproducers */
 } ss_fuzz_config;
+
+/* The schedules [*first, *last] of t a campaign runs; -1 when t lacks the
+ * requested schedule. Unscheduled targets run once (0, 0). */
+int ss_fuzz_schedules(const ss_fuzz_config *cfg, const ss_target *t, int *first, int *last);
 
 /* Runs the campaign; fills sum (seed, cases, seconds, stopped_by, findings).
  * Returns 0, or -1 when workers cannot be started (message on stderr). */

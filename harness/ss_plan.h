@@ -90,7 +90,11 @@ typedef enum ss_run_status {
     SS_RUN_OK = 0,          /* storages hold the result */
     SS_RUN_REJECTED,        /* refused the case (e.g. internal overlap); reason given */
     SS_RUN_UNAVAILABLE,     /* cannot run here (no GPU, not built); reason given */
-    SS_RUN_FAILED           /* internal failure (CUDA error, allocation); reason given */
+    SS_RUN_FAILED,          /* internal failure (CUDA error, allocation); reason given */
+    SS_RUN_REFUSED,         /* the implementation raised its own safety error (PyTorch's
+                               overlap check): not a wrong answer; reason given */
+    SS_RUN_RAISED           /* a compiled path raised where eager of the same code does
+                               not: a finding; reason given */
 } ss_run_status;
 
 /* Emulator schedules: the orders in which a launch's per-element work runs. */
@@ -104,8 +108,11 @@ typedef enum ss_schedule {
 } ss_schedule;
 
 typedef struct ss_run_opts {
-    ss_schedule schedule;
+    int schedule;            /* index into the target's schedules (ss_target.schedules);
+                                the emulator's are ss_schedule values */
     uint64_t seed;           /* for SS_SCHED_RANDOM */
+    int dtype;               /* the case's ss_dtype (set by ss_check_target), for engines
+                                that interpret values rather than move bytes */
 } ss_run_opts;
 
 /* Numel of a view (product of sizes); the caller guarantees it was validated. */

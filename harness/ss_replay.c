@@ -27,9 +27,9 @@ int ss_replay_add_target(ss_replay_opts *o, const char *name, ss_error *err) {
 
 int ss_replay_set_schedule(ss_replay_opts *o, const char *name, ss_error *err) {
     if (!strcmp(name, "all")) { o->all_schedules = 1; return 0; }
-    if (ss_schedule_from_name(name, &o->schedule))
-        return ss_fail(err, "--schedule", "unknown schedule '%s' (forward, reverse, lockstep, "
-                                          "warp, random, all)", name);
+    if (!ss_schedule_known(name) || strlen(name) >= sizeof o->schedule)
+        return ss_fail(err, "--schedule", "unknown schedule '%s' (%s)", name, ss_schedule_list());
+    snprintf(o->schedule, sizeof o->schedule, "%s", name);
     o->all_schedules = 0;
     return 0;
 }
@@ -64,7 +64,8 @@ void ss_replay_ctx_init(ss_replay_ctx *rc, const ss_replay_opts *o) {
     if (rc->opts.n_targets == 0)
         for (size_t i = 0; i < ss_target_count() && rc->opts.n_targets < SS_REPLAY_MAX_TARGETS; i++) {
             const ss_target *t = ss_target_at(i);
-            if (!t->mutant && !t->unavailable(t)) rc->opts.targets[rc->opts.n_targets++] = t;
+            if (!t->mutant && !t->explicit_only && !t->unavailable(t))
+                rc->opts.targets[rc->opts.n_targets++] = t;
         }
 }
 
@@ -104,12 +105,14 @@ static void run_one(ss_replay_ctx *rc, const char *label, const ss_target *t, co
     ss_replay_run *run = &r->run[r->runs++];
     memset(run, 0, sizeof *run);
     run->target = t->name;
-    run->schedule = t->scheduled ? ss_schedule_name(ro->schedule) : NULL;
+    run->schedule = ss_target_schedule(t, ro->schedule);
     const double t0 = ss_now_s();
     ss_check_target(&rc->check, &rc->plan, r->ref_status, t, ro, &run->res);
     run->seconds = ss_now_s() - t0;
     run->status = run->res.verdict == SS_TARGET_UNAVAILABLE ? SS_RUN_UNAVAILABLE
                 : run->res.verdict == SS_TARGET_FAILED ? SS_RUN_FAILED
+                : run->res.verdict == SS_REFUSED ? SS_RUN_REFUSED
+                : run->res.verdict == SS_RAISED ? SS_RUN_RAISED
                 : (run->res.verdict == SS_AGREE && r->ref_status == SS_RUN_REJECTED) ||
                           run->res.verdict == SS_REJECTED_BY_TARGET ? SS_RUN_REJECTED : SS_RUN_OK;
     if (rc->opts.keep_finals && keep_final(run, &rc->check))
@@ -134,6 +137,15 @@ static void run_one(ss_replay_ctx *rc, const char *label, const ss_target *t, co
         fprintf(out, "%s: MISMATCH %s%s wrote a case every target must reject (input view has "
                      "internal overlap)\n", label, t->name, where);
         r->exit_code = ss_exit_worse(r->exit_code, SS_EXIT_FINDING);
+        return;
+    case SS_RAISED:
+        fprintf(out, "%s: MISMATCH %s%s raised where eager runs the same code (raised): %s\n", label,
+                t->name, where, run->res.why);
+        r->exit_code = ss_exit_worse(r->exit_code, SS_EXIT_FINDING);
+        return;
+    case SS_REFUSED:
+        fprintf(out, "%s: refused by %s%s (its own overlap/safety error, not a finding): %s\n", label,
+                t->name, where, run->res.why);
         return;
     case SS_TARGET_UNAVAILABLE: case SS_TARGET_FAILED: case SS_TARGET_TIMEOUT:
         fprintf(out, "%s: target %s%s %s: %s\n", label, t->name, where,
@@ -164,16 +176,19 @@ void ss_replay_loaded(ss_replay_ctx *rc, const char *label, ss_replay_case_resul
         return;
     }
     r->ran = 1;
-    size_t max_runs = rc->opts.n_targets * SS_SCHED_COUNT;
+    size_t max_runs = 0;
+    for (size_t i = 0; i < rc->opts.n_targets; i++)
+        max_runs += rc->opts.targets[i]->scheduled ? (size_t)rc->opts.targets[i]->scheduled : 1;
     r->run = calloc(max_runs ? max_runs : 1, sizeof *r->run);
     if (!r->run) { fclose(out); r->exit_code = SS_EXIT_TARGET; return; }
     size_t n_runs_ok = 0;
     for (size_t i = 0; i < rc->opts.n_targets; i++) {
         const ss_target *t = rc->opts.targets[i];
-        ss_run_opts ro = {rc->opts.schedule, rc->opts.seed};
-        if (t->scheduled && rc->opts.all_schedules) {
-            for (int s = 0; s < SS_SCHED_COUNT; s++) {
-                ro.schedule = (ss_schedule)s;
+        const int one = rc->opts.all_schedules ? -1 : ss_target_schedule_index(t, rc->opts.schedule);
+        ss_run_opts ro = {one < 0 ? 0 : one, rc->opts.seed, 0};
+        if (t->scheduled && one < 0) {
+            for (int s = 0; s < t->scheduled; s++) {
+                ro.schedule = s;
                 run_one(rc, label, t, &ro, r, out);
             }
         } else {

@@ -12,9 +12,10 @@
 
 typedef struct ss_replay_opts {
     const ss_target *targets[SS_REPLAY_MAX_TARGETS];
-    size_t n_targets;          /* 0: every available non-mutant target */
+    size_t n_targets;          /* 0: every available non-mutant target not explicit_only */
     int all_schedules;         /* 1: scheduled targets run under each schedule */
-    ss_schedule schedule;      /* when all_schedules == 0 */
+    char schedule[32];         /* when all_schedules == 0; a scheduled target without a
+                                  schedule of this name runs under each of its own */
     uint64_t seed;             /* random schedule's seed */
     size_t max_bytes;          /* 0: SS_DEFAULT_MAX_BYTES */
     int keep_finals;           /* 1: keep each run's final storages (for --dump) */

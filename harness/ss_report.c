@@ -188,6 +188,7 @@ int ss_summary_write(const char *dir, const ss_summary *s, ss_error *err) {
              cJSON_AddNumberToObject(root, "cases_per_second",
                                      s->seconds > 0 ? (double)s->cases / s->seconds : 0) &&
              cJSON_AddNumberToObject(root, "skipped", (double)s->skipped) &&
+             cJSON_AddNumberToObject(root, "refused", (double)s->refused) &&
              cJSON_AddStringToObject(root, "stopped_by", s->stopped_by ? s->stopped_by : "time") &&
              (arr = cJSON_AddArrayToObject(root, "findings"));
     for (size_t i = 0; ok && i < s->n; i++) {

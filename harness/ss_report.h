@@ -68,6 +68,7 @@ typedef struct ss_summary {
     const char *schedule;      /* "all" or one name */
     char targets[1024];        /* comma-separated */
     long skipped;              /* generated cases beyond the budgets or invalid */
+    long refused;              /* runs a target refused (its own safety error): not findings */
     ss_summary_sig *sigs;
     size_t n, cap;
 } ss_summary;

@@ -4,13 +4,21 @@
 
 #include "ss_plan.h"
 
+/* A target's schedules are the ways one case can be run on it that may give
+ * different answers: the emulator's execution orders (forward, reverse, ...),
+ * or how the views reach a compiled PyTorch function (x-input, storage-input,
+ * two-inputs). ss_run_opts.schedule indexes `schedules`; a target with none
+ * runs once per case. */
 typedef struct ss_target ss_target;
 struct ss_target {
-    const char *name;         /* "emu:reinplace", "cuda:mut-step-ignored", ... */
-    const char *engine;       /* "emu", "cuda" */
-    const char *kernel;       /* "reinplace", "functional", "index", "mut-..." */
+    const char *name;         /* "emu:reinplace", "torch:compile-cpu:setitem", ... */
+    const char *engine;       /* "emu", "cuda", "torch" */
+    const char *kernel;       /* "reinplace", "mut-...", "compile-cpu:setitem", ... */
     int mutant;               /* 1: deliberately wrong */
-    int scheduled;            /* 1: honours ss_run_opts.schedule (emulator) */
+    int scheduled;            /* number of schedules (0: none) */
+    const char *const *schedules;
+    /* 1: only run when named (slow or external engines); never a default target. */
+    int explicit_only;
     /* NULL when the target can run here, else why not (static string). */
     const char *(*unavailable)(const ss_target *t);
     ss_run_status (*run)(const ss_target *t, const ss_plan *plan, ss_storage *input,
@@ -20,7 +28,25 @@ struct ss_target {
 size_t ss_target_count(void);
 const ss_target *ss_target_at(size_t i);
 const ss_target *ss_target_find(const char *name);
+/* The name of t's schedule s; NULL for an unscheduled target or s out of range. */
+const char *ss_target_schedule(const ss_target *t, int s);
+/* Index of schedule `name` on t, or -1 when t has no such schedule. */
+int ss_target_schedule_index(const ss_target *t, const char *name);
+/* 1 when some target has a schedule of that name ("all" is not one). */
+int ss_schedule_known(const char *name);
+/* Every schedule name of every target, comma-separated (for error messages). */
+const char *ss_schedule_list(void);
+
+/* The emulator's schedules (ss_schedule values). */
 const char *ss_schedule_name(ss_schedule s);
 int ss_schedule_from_name(const char *name, ss_schedule *out);  /* 0 ok, -1 unknown */
+
+/* Engines may restart the per-run clock of whoever runs them (the campaign's
+ * timeout watchdog) before a slow phase that is not the target's fault, e.g.
+ * starting a Python worker or a first compile: budget_s > 0 gives that phase
+ * its own limit, 0 returns to the normal per-case limit. No-op when unset. */
+typedef void (*ss_clock_hook)(void *user, double budget_s);
+void ss_target_set_clock_hook(ss_clock_hook fn, void *user);
+void ss_target_clock(double budget_s);
 
 #endif

@@ -1,10 +1,12 @@
-/* ss_targets.c - the target registry: emu:KERNEL and cuda:KERNEL for every kernel, and schedule names. */
+/* ss_targets.c - the target registry: emu:KERNEL and cuda:KERNEL for every kernel,
+ * the torch engine's targets, and schedule names. */
 #include <stdio.h>
 #include <string.h>
 #include "ss_target.h"
 #include "ss_kernels.h"
 #include "ss_emu.h"
 #include "ss_cuda.h"
+#include "ss_torch.h"
 
 static const char *emu_unavailable(const ss_target *t) { (void)t; return NULL; }
 static const char *cuda_unavailable(const ss_target *t) { (void)t; return ss_cuda_unavailable(); }
@@ -13,8 +15,13 @@ static ss_run_status emu_run(const ss_target *t, const ss_plan *plan, ss_storage
 static ss_run_status cuda_run(const ss_target *t, const ss_plan *plan, ss_storage *input,
                               ss_storage *src, const ss_run_opts *opts, char *why, size_t why_len);
 
-#define EMU(k, mut) {"emu:" k, "emu", k, mut, 1, emu_unavailable, emu_run}
-#define CUDA(k, mut) {"cuda:" k, "cuda", k, mut, 0, cuda_unavailable, cuda_run}
+static const char *const schedule_names[SS_SCHED_COUNT] = {
+    [SS_SCHED_FORWARD] = "forward", [SS_SCHED_REVERSE] = "reverse",
+    [SS_SCHED_LOCKSTEP] = "lockstep", [SS_SCHED_WARP] = "warp", [SS_SCHED_RANDOM] = "random",
+};
+
+#define EMU(k, mut) {"emu:" k, "emu", k, mut, SS_SCHED_COUNT, schedule_names, 0, emu_unavailable, emu_run}
+#define CUDA(k, mut) {"cuda:" k, "cuda", k, mut, 0, NULL, 0, cuda_unavailable, cuda_run}
 #define BOTH(k, mut) EMU(k, mut), CUDA(k, mut)
 
 /* Kernel names as in kernels/ss_kernels.c, in ss_kernel_id order: entry i
@@ -32,7 +39,7 @@ static ss_kernel_id kernel_of(const ss_target *t) { return (ss_kernel_id)((size_
 
 static ss_run_status emu_run(const ss_target *t, const ss_plan *plan, ss_storage *input,
                              ss_storage *src, const ss_run_opts *opts, char *why, size_t why_len) {
-    static const ss_run_opts forward = {SS_SCHED_FORWARD, 0};
+    static const ss_run_opts forward = {SS_SCHED_FORWARD, 0, 0};
     return ss_emu_run(kernel_of(t), &plan->op, input, plan->op.src_aliased ? NULL : src,
                       opts ? opts : &forward, why, why_len);
 }
@@ -52,20 +59,65 @@ static ss_run_status cuda_run(const ss_target *t, const ss_plan *plan, ss_storag
     return st == SS_RUN_OK ? ss_cuda_exec(&prog, input, s, why, why_len) : st;
 }
 
-size_t ss_target_count(void) { return NTARGETS; }
+size_t ss_target_count(void) { return NTARGETS + ss_torch_target_count(); }
 
-const ss_target *ss_target_at(size_t i) { return i < NTARGETS ? &targets[i] : NULL; }
+const ss_target *ss_target_at(size_t i) {
+    return i < NTARGETS ? &targets[i] : ss_torch_target_at(i - NTARGETS);
+}
 
 const ss_target *ss_target_find(const char *name) {
-    for (size_t i = 0; i < NTARGETS; i++)
-        if (!strcmp(targets[i].name, name)) return &targets[i];
+    for (size_t i = 0, n = ss_target_count(); i < n; i++) {
+        const ss_target *t = ss_target_at(i);
+        if (!strcmp(t->name, name)) return t;
+    }
     return NULL;
 }
 
-static const char *const schedule_names[SS_SCHED_COUNT] = {
-    [SS_SCHED_FORWARD] = "forward", [SS_SCHED_REVERSE] = "reverse",
-    [SS_SCHED_LOCKSTEP] = "lockstep", [SS_SCHED_WARP] = "warp", [SS_SCHED_RANDOM] = "random",
-};
+const char *ss_target_schedule(const ss_target *t, int s) {
+    return s >= 0 && s < t->scheduled ? t->schedules[s] : NULL;
+}
+
+int ss_target_schedule_index(const ss_target *t, const char *name) {
+    for (int s = 0; s < t->scheduled; s++)
+        if (!strcmp(t->schedules[s], name)) return s;
+    return -1;
+}
+
+int ss_schedule_known(const char *name) {
+    for (size_t i = 0, n = ss_target_count(); i < n; i++)
+        if (ss_target_schedule_index(ss_target_at(i), name) >= 0) return 1;
+    return 0;
+}
+
+const char *ss_schedule_list(void) {
+    static char list[256];
+    if (list[0]) return list;
+    size_t len = 0;
+    for (size_t i = 0, n = ss_target_count(); i < n; i++) {
+        const ss_target *t = ss_target_at(i);
+        for (int s = 0; s < t->scheduled; s++) {
+            char probe[40];
+            snprintf(probe, sizeof probe, "%s, ", t->schedules[s]);
+            if (strstr(list, probe) || len + strlen(probe) >= sizeof list) continue;
+            memcpy(list + len, probe, strlen(probe) + 1);
+            len += strlen(probe);
+        }
+    }
+    snprintf(list + len, sizeof list - len, "all");
+    return list;
+}
+
+static ss_clock_hook clock_hook;
+static void *clock_user;
+
+void ss_target_set_clock_hook(ss_clock_hook fn, void *user) {
+    clock_hook = fn;
+    clock_user = user;
+}
+
+void ss_target_clock(double budget_s) {
+    if (clock_hook) clock_hook(clock_user, budget_s);
+}
 
 const char *ss_schedule_name(ss_schedule s) {
     return (unsigned)s < SS_SCHED_COUNT ? schedule_names[s] : "?";

@@ -9,11 +9,12 @@
 #include "ss_kernels.h"
 #include "ss_plan_build.h"
 #include "ss_target.h"
+#include "ss_torch.h"
 #include "ss_test_util.h"
 
 static void test_registry(void **state) {
     (void)state;
-    assert_int_equal(ss_target_count(), 2 * SS_KERNEL_COUNT);
+    assert_int_equal(ss_target_count(), 2 * SS_KERNEL_COUNT + ss_torch_target_count());
     for (int k = 0; k < SS_KERNEL_COUNT; k++) {
         static const char *const engines[] = {"emu", "cuda"};
         for (int e = 0; e < 2; e++) {
@@ -24,7 +25,8 @@ static void test_registry(void **state) {
             assert_string_equal(t->engine, engines[e]);
             assert_string_equal(t->kernel, ss_kernel_name((ss_kernel_id)k));
             assert_int_equal(t->mutant, ss_kernel_is_mutant((ss_kernel_id)k));
-            assert_int_equal(t->scheduled, e == 0);
+            assert_int_equal(t->scheduled, e == 0 ? SS_SCHED_COUNT : 0);
+            assert_int_equal(t->explicit_only, 0);
             ss_kernel_id back;
             assert_int_equal(ss_kernel_from_name(t->kernel, &back), 0);
             assert_int_equal(back, k);

@@ -1,0 +1,361 @@
+/* ss_torch.c - the torch engine: its targets, and the Python worker it starts and talks to. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "ss_case.h"
+#include "ss_clock.h"
+#include "ss_torch.h"
+#include "ss_torch_proto.h"
+
+extern const char ss_torch_worker_py[];   /* kernels/ss_torch_worker.py, built in */
+
+static const char *torch_unavailable(const ss_target *t);
+static ss_run_status torch_run(const ss_target *t, const ss_plan *plan, ss_storage *input,
+                               ss_storage *src, const ss_run_opts *opts, char *why, size_t why_len);
+
+static const char *const forms[] = {"x-input", "storage-input", "two-inputs"};
+#define NFORMS 3
+
+#define T(mode, spelling, sched) \
+    {"torch:" mode ":" spelling, "torch", mode ":" spelling, 0, (sched) ? NFORMS : 0, \
+     (sched) ? forms : NULL, 1, torch_unavailable, torch_run}
+#define SPELLINGS(mode, sched)                                                              \
+    T(mode, "setitem", sched), T(mode, "setitem-clone", sched), T(mode, "copy", sched),      \
+    T(mode, "scatter-copy", sched), T(mode, "scatter-return", sched),                        \
+    T(mode, "clone-scatter", sched), T(mode, "index-put", sched)
+#define NSPELLINGS 7
+
+/* Mode i is entries [i * NSPELLINGS, (i + 1) * NSPELLINGS). Eager modes have
+ * no forms: the tensors eager sees are the same whichever way they are built. */
+static const char *const modes[] = {"eager-cpu", "compile-cpu", "compile-dynamic-cpu",
+                                    "eager-cuda", "compile-cuda", "compile-dynamic-cuda"};
+static const ss_target targets[] = {
+    SPELLINGS("eager-cpu", 0), SPELLINGS("compile-cpu", 1), SPELLINGS("compile-dynamic-cpu", 1),
+    SPELLINGS("eager-cuda", 0), SPELLINGS("compile-cuda", 1), SPELLINGS("compile-dynamic-cuda", 1),
+};
+#define NTARGETS (sizeof targets / sizeof targets[0])
+_Static_assert(NTARGETS == 6 * NSPELLINGS, "one target per mode and spelling");
+
+size_t ss_torch_target_count(void) { return NTARGETS; }
+const ss_target *ss_torch_target_at(size_t i) { return i < NTARGETS ? &targets[i] : NULL; }
+
+/* ---- the worker process ------------------------------------------------ */
+
+typedef struct worker {
+    pid_t pid, owner;          /* owner: the process that started it */
+    int to_fd, from_fd;
+    int tried;                 /* 1: a start was attempted (ok or not) in this process */
+    char python[1024];
+    char error[512];           /* why no worker could start */
+    ss_tp_caps caps;
+} worker;
+
+static worker W;
+static char python_opt[1024];
+
+void ss_torch_set_python(const char *path) { snprintf(python_opt, sizeof python_opt, "%s", path); }
+
+static double env_seconds(const char *name, double dflt) {
+    const char *s = getenv(name);
+    char *end;
+    const double v = s ? strtod(s, &end) : 0;
+    return s && *s && !*end && v > 0 ? v : dflt;
+}
+
+static void stop_worker(void) {
+    if (W.pid > 0 && W.owner == getpid()) {
+        kill(W.pid, SIGKILL);
+        waitpid(W.pid, NULL, 0);
+    }
+    if (W.pid > 0) { close(W.to_fd); close(W.from_fd); }
+    W.pid = 0;
+}
+
+void ss_torch_shutdown(void) { stop_worker(); }
+
+/* Reads exactly n bytes before `deadline` (ss_now_s); 0, or -1 with why. */
+static int read_by(int fd, void *buf, size_t n, double deadline, char *why, size_t wn) {
+    uint8_t *p = buf;
+    while (n) {
+        const double left = deadline - ss_now_s();
+        if (left <= 0) { snprintf(why, wn, "timeout"); return -1; }
+        struct pollfd pf = {fd, POLLIN, 0};
+        const int r = poll(&pf, 1, left > 1e6 ? 1000000000 : (int)(left * 1000) + 1);
+        if (r < 0 && errno == EINTR) continue;
+        if (r == 0) continue;
+        const ssize_t k = read(fd, p, n > (1u << 30) ? (1u << 30) : n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) { snprintf(why, wn, "eof"); return -1; }
+        p += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+static int write_all(int fd, const void *buf, size_t n) {
+    const uint8_t *p = buf;
+    while (n) {
+        const ssize_t k = write(fd, p, n > (1u << 30) ? (1u << 30) : n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return -1;
+        p += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+/* What a worker that stopped answering most likely did, in words. */
+static void describe_loss(const char *io, double limit, char *why, size_t n) {
+    int st = 0;
+    if (!strcmp(io, "timeout")) {
+        snprintf(why, n, "torch worker (%s) did not answer within %.0f s (a hung compile or kernel?); "
+                 "worker killed", W.python, limit);
+        return;
+    }
+    if (W.pid > 0 && W.owner == getpid() && waitpid(W.pid, &st, 0) == W.pid) {
+        W.pid = -W.pid;   /* reaped */
+        if (WIFSIGNALED(st))
+            snprintf(why, n, "torch worker died from signal %d (%s) while running the case",
+                     WTERMSIG(st), strsignal(WTERMSIG(st)));
+        else
+            snprintf(why, n, "torch worker exited with status %d while running the case "
+                     "(SSFUZZ_TORCH_LOG=FILE keeps its stderr)", WEXITSTATUS(st));
+        return;
+    }
+    snprintf(why, n, "torch worker closed its pipe (%s)", io);
+}
+
+static void lose_worker(void) {
+    if (W.pid < 0) { close(W.to_fd); close(W.from_fd); W.pid = 0; return; }
+    stop_worker();
+}
+
+/* Reads one frame header; PROGRESS frames are consumed here (they move the
+ * clock). Returns 0 with *h, or -1 with why. */
+static int read_header(ss_tp_header *h, double *deadline, double limit, char *why, size_t n) {
+    for (;;) {
+        uint8_t raw[SS_TP_HEADER_SIZE];
+        char io[16];
+        if (read_by(W.from_fd, raw, sizeof raw, *deadline, io, sizeof io)) {
+            describe_loss(io, limit, why, n);
+            return -1;
+        }
+        if (ss_tp_header_decode(raw, h, why, n)) return -1;
+        if (h->type != SS_TP_PROGRESS) return 0;
+        uint8_t phase[4];
+        if (h->length != 4 || read_by(W.from_fd, phase, 4, *deadline, io, sizeof io)) {
+            snprintf(why, n, "bad PROGRESS frame from the torch worker");
+            return -1;
+        }
+        /* A likely compile: not the case's time; its own, longer limit. */
+        const double compile_s = env_seconds("SSFUZZ_TORCH_COMPILE_TIMEOUT", 600);
+        ss_target_clock(phase[0] ? compile_s : 0);
+        *deadline = ss_now_s() + (phase[0] ? compile_s : limit);
+    }
+}
+
+/* Reads a text payload (ACK, ERROR) of at most cap - 1 bytes. */
+static int read_text(const ss_tp_header *h, char *buf, size_t cap, double deadline, char *why, size_t n) {
+    char io[16];
+    if (h->length >= cap) { snprintf(why, n, "worker sent a %llu-byte text frame", (unsigned long long)h->length); return -1; }
+    if (read_by(W.from_fd, buf, (size_t)h->length, deadline, io, sizeof io)) {
+        describe_loss(io, 0, why, n);
+        return -1;
+    }
+    buf[h->length] = 0;
+    return 0;
+}
+
+/* Starts `python` with the built-in worker and shakes hands. 0, or -1 with why. */
+static int start_one(const char *python, char *why, size_t n) {
+    int to[2], from[2];
+    if (pipe2(to, O_CLOEXEC)) { snprintf(why, n, "pipe: %s", strerror(errno)); return -1; }
+    if (pipe2(from, O_CLOEXEC)) { close(to[0]); close(to[1]); snprintf(why, n, "pipe: %s", strerror(errno)); return -1; }
+    fflush(NULL);
+    const pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(why, n, "fork: %s", strerror(errno));
+        close(to[0]); close(to[1]); close(from[0]); close(from[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);   /* survives exec: the worker dies with us */
+        dup2(to[0], 0);
+        dup2(from[1], 1);
+        signal(SIGPIPE, SIG_DFL);
+        signal(SIGINT, SIG_IGN);            /* Ctrl-C is the harness's to handle */
+        setenv("TORCHINDUCTOR_COMPILE_THREADS", "1", 0);   /* no compile pool to orphan */
+        execlp(python, python, "-c", ss_torch_worker_py, (char *)NULL);
+        _exit(127);
+    }
+    close(to[0]);
+    close(from[1]);
+    W = (worker){.pid = pid, .owner = getpid(), .to_fd = to[1], .from_fd = from[0], .tried = 1};
+    snprintf(W.python, sizeof W.python, "%s", python);
+    const double limit = env_seconds("SSFUZZ_TORCH_START_TIMEOUT", 300);
+    ss_target_clock(limit);
+    double deadline = ss_now_s() + limit;
+    uint8_t hello[SS_TP_HEADER_SIZE];
+    ss_tp_header_encode(hello, SS_TP_HELLO, 0);
+    ss_tp_header h;
+    char text[1024];
+    int rc = -1;
+    signal(SIGPIPE, SIG_IGN);
+    if (write_all(W.to_fd, hello, sizeof hello)) {
+        snprintf(why, n, "cannot start %s", python);
+    } else if (read_header(&h, &deadline, limit, why, n) == 0) {
+        if ((h.type == SS_TP_ACK || h.type == SS_TP_ERROR) && read_text(&h, text, sizeof text, deadline, why, n) == 0) {
+            if (h.type == SS_TP_ERROR) snprintf(why, n, "%.200s: %.300s", python, text);
+            else rc = ss_tp_caps_parse(text, (size_t)h.length, &W.caps, why, n);
+        } else if (h.type != SS_TP_ACK && h.type != SS_TP_ERROR) {
+            snprintf(why, n, "%s: worker answered HELLO with frame type %u", python, h.type);
+        }
+    } else if (strstr(why, "exited with status 127")) {
+        snprintf(why, n, "cannot run %s", python);
+    }
+    ss_target_clock(0);
+    if (rc) {
+        char keep[512];
+        snprintf(keep, sizeof keep, "%s", why);
+        lose_worker();
+        W.tried = 1;
+        snprintf(why, n, "%s", keep);
+    }
+    return rc;
+}
+
+/* --python, $SSFUZZ_PYTHON, else each python3 on PATH until one imports torch. */
+static int start_worker(void) {
+    if (W.pid > 0 && W.owner != getpid()) {   /* inherited across fork: not ours */
+        close(W.to_fd);
+        close(W.from_fd);
+        W.pid = 0;
+        W.tried = 0;
+    }
+    if (W.pid > 0) return 0;
+    if (W.tried && W.error[0]) return -1;
+    char why[512] = "";
+    const char *chosen = python_opt[0] ? python_opt : getenv("SSFUZZ_PYTHON");
+    if (chosen && *chosen) {
+        if (start_one(chosen, why, sizeof why) == 0) return 0;
+        snprintf(W.error, sizeof W.error, "%s", why);
+        return -1;
+    }
+    const char *path = getenv("PATH");
+    char dirs[4096], tried[8][1024], first_why[512] = "";
+    int ntried = 0;
+    snprintf(dirs, sizeof dirs, "%s", path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
+    for (char *save = NULL, *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+        char cand[1024], real[PATH_MAX];
+        snprintf(cand, sizeof cand, "%s/python3", *d ? d : ".");
+        if (access(cand, X_OK) || !realpath(cand, real)) continue;
+        int dup = 0;
+        for (int i = 0; i < ntried; i++) dup |= !strcmp(tried[i], real);
+        if (dup || ntried == 8) continue;
+        snprintf(tried[ntried++], sizeof tried[0], "%.1000s", real);
+        if (start_one(cand, why, sizeof why) == 0) return 0;
+        if (!first_why[0]) snprintf(first_why, sizeof first_why, "%s", why);
+    }
+    snprintf(W.error, sizeof W.error, "%s", ntried ? "no python3 on PATH imports torch (set --python or "
+             "SSFUZZ_PYTHON; make torch-env builds one)" : "no python3 on PATH");
+    W.tried = 1;
+    return -1;
+}
+
+const char *ss_torch_version(const char **why) {
+    if (start_worker()) { if (why) *why = W.error; return NULL; }
+    return W.caps.torch;
+}
+
+/* ---- targets ----------------------------------------------------------- */
+
+static int mode_of(const ss_target *t) { return (int)((size_t)(t - targets) / NSPELLINGS); }
+
+static const char *spelling_of(const ss_target *t) { return strchr(t->kernel, ':') + 1; }
+
+static const char *torch_unavailable(const ss_target *t) {
+    static char why[600];
+    if (start_worker()) return W.error;
+    const char *mode = modes[mode_of(t)];
+    const int cuda = strstr(mode, "cuda") != NULL, compile = !strncmp(mode, "compile", 7);
+    const char *r = compile ? (cuda ? W.caps.cuda_compile : W.caps.cpu_compile) : cuda ? W.caps.cuda : "";
+    if (!r[0]) return NULL;
+    snprintf(why, sizeof why, "%s (python: %.300s)", r, W.python);
+    return why;
+}
+
+static ss_run_status torch_run(const ss_target *t, const ss_plan *plan, ss_storage *input,
+                               ss_storage *src, const ss_run_opts *opts, char *why, size_t why_len) {
+    if (plan->internal_overlap) {
+        /* Writing through such a view has no defined result in PyTorch either:
+         * every target rejects it; it is not sent. */
+        snprintf(why, why_len, "input view has internal overlap: not sent to torch");
+        return SS_RUN_REJECTED;
+    }
+    const char *r = torch_unavailable(t);
+    if (r) { snprintf(why, why_len, "%s", r); return SS_RUN_UNAVAILABLE; }
+    const ss_op *op = &plan->op;
+    const int form = t->scheduled && opts ? opts->schedule : 0;
+    const size_t head_len = ss_tp_run_head_size(op);
+    const uint64_t in_bytes = input->bytes, src_bytes = op->src_aliased ? 0 : src->bytes;
+    uint8_t hdr[SS_TP_HEADER_SIZE], *head = malloc(head_len);
+    if (!head) { snprintf(why, why_len, "out of memory"); return SS_RUN_FAILED; }
+    const ss_dtype dt = opts ? (ss_dtype)opts->dtype : SS_UINT8;
+    if (ss_dtype_size(dt) != op->elem_size) {
+        free(head);
+        snprintf(why, why_len, "dtype %s does not match the element size %zu", ss_dtype_name(dt), op->elem_size);
+        return SS_RUN_FAILED;
+    }
+    ss_tp_run_head_encode(head, modes[mode_of(t)], spelling_of(t), form >= 0 && form < NFORMS ? forms[form] : "",
+                          ss_dtype_name(dt), op);
+    ss_tp_header_encode(hdr, SS_TP_RUN, head_len + in_bytes + src_bytes);
+    int ok = write_all(W.to_fd, hdr, sizeof hdr) == 0 && write_all(W.to_fd, head, head_len) == 0 &&
+             write_all(W.to_fd, ss_storage_data(input), in_bytes) == 0 &&
+             write_all(W.to_fd, ss_storage_data(src), src_bytes) == 0;
+    free(head);
+    const double limit = env_seconds("SSFUZZ_TORCH_TIMEOUT", 300);
+    double deadline = ss_now_s() + limit;
+    ss_tp_header h;
+    uint8_t res_head[8];
+    ss_tp_result res;
+    char io[16];
+    if (!ok) {
+        describe_loss("write", limit, why, why_len);
+    } else if (read_header(&h, &deadline, limit, why, why_len) == 0) {
+        if (h.type != SS_TP_RESULT) {
+            snprintf(why, why_len, "torch worker answered RUN with frame type %u", h.type);
+        } else if (read_by(W.from_fd, res_head, 8, deadline, io, sizeof io)) {
+            describe_loss(io, limit, why, why_len);
+        } else if (ss_tp_result_decode(res_head, h.length, in_bytes + src_bytes, &res, why, why_len) == 0) {
+            char msg[SS_TP_MAX_MESSAGE + 1];
+            if (read_by(W.from_fd, msg, res.message_len, deadline, io, sizeof io) ||
+                (res.status == SS_TP_OK &&
+                 (read_by(W.from_fd, ss_storage_data(input), in_bytes, deadline, io, sizeof io) ||
+                  read_by(W.from_fd, ss_storage_data(src), src_bytes, deadline, io, sizeof io)))) {
+                describe_loss(io, limit, why, why_len);
+            } else {
+                msg[res.message_len] = 0;
+                snprintf(why, why_len, "%s", msg);
+                switch (res.status) {
+                case SS_TP_OK: return SS_RUN_OK;
+                case SS_TP_REFUSED: return SS_RUN_REFUSED;
+                case SS_TP_RAISED: return SS_RUN_RAISED;
+                case SS_TP_UNSUPPORTED: return SS_RUN_UNAVAILABLE;
+                default: return SS_RUN_FAILED;
+                }
+            }
+        }
+    }
+    lose_worker();   /* the stream is out of step or the worker is gone: start afresh */
+    return SS_RUN_FAILED;
+}

@@ -1,0 +1,31 @@
+/* ss_torch.h - the torch engine: targets torch:MODE:SPELLING, run by one
+ * persistent Python worker per process (kernels/ss_torch_worker.py, built
+ * into the binary), over the frames of ss_torch_proto.h.
+ *
+ * MODE: eager-cpu, compile-cpu, compile-dynamic-cpu, eager-cuda, compile-cuda,
+ * compile-dynamic-cuda. SPELLING: setitem, setitem-clone, copy, scatter-copy,
+ * scatter-return, clone-scatter, index-put. Compile targets have schedules,
+ * the forms in which the views reach the compiled function: x-input,
+ * storage-input, two-inputs.
+ *
+ * Python: ss_torch_set_python (the global --python option), else
+ * $SSFUZZ_PYTHON, else the first python3 on PATH that imports torch.
+ * The worker is started on first use and owned by the process that started
+ * it: a forked child starts its own. */
+#ifndef SS_TORCH_H
+#define SS_TORCH_H
+
+#include <stddef.h>
+#include "ss_target.h"
+
+size_t ss_torch_target_count(void);
+const ss_target *ss_torch_target_at(size_t i);
+
+void ss_torch_set_python(const char *path);
+/* The running torch version ("2.14.1"), starting the worker if needed; NULL
+ * with the reason in *why when there is no usable torch. */
+const char *ss_torch_version(const char **why);
+/* Stops this process's worker (a campaign's parent, before forking workers). */
+void ss_torch_shutdown(void);
+
+#endif

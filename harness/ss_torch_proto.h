@@ -1,0 +1,63 @@
+/* ss_torch_proto.h - the frames between the harness and its PyTorch worker
+ * (kernels/ss_torch_worker.py), encoded and checked without any I/O.
+ *
+ * Every frame: a 16-byte little-endian header {u32 magic "SSTW", u16 version,
+ * u16 type, u64 payload length} and the payload. Handshake: harness HELLO
+ * (empty), worker ACK (capabilities, "key=value\n" lines) or ERROR (text).
+ * Then per case: harness RUN (ss_tp_run_head + storage bytes), worker zero
+ * or more PROGRESS (u32: 1 a compile is likely starting, 0 it ended) and one
+ * RESULT {u32 status, u32 message length, message, final storage bytes when
+ * the status is OK}. Any other frame, or a length that does not add up, is a
+ * protocol error: the harness kills the worker and says why. */
+#ifndef SS_TORCH_PROTO_H
+#define SS_TORCH_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "ss_plan.h"
+
+#define SS_TP_MAGIC 0x57545353u   /* "SSTW" */
+#define SS_TP_VERSION 1
+#define SS_TP_HEADER_SIZE 16
+#define SS_TP_MAX_MESSAGE 4096
+#define SS_TP_MAX_PAYLOAD ((uint64_t)1 << 44)
+
+enum { SS_TP_HELLO = 1, SS_TP_ACK, SS_TP_ERROR, SS_TP_RUN, SS_TP_RESULT, SS_TP_PROGRESS };
+/* RESULT statuses (pinned: the worker uses the same numbers). */
+enum { SS_TP_OK = 0, SS_TP_REFUSED = 1, SS_TP_RAISED = 2, SS_TP_FAILED = 3, SS_TP_UNSUPPORTED = 4 };
+
+typedef struct ss_tp_header {
+    unsigned type;
+    uint64_t length;
+} ss_tp_header;
+
+void ss_tp_header_encode(uint8_t out[SS_TP_HEADER_SIZE], unsigned type, uint64_t length);
+/* 0, or -1 with `why` (bad magic, version or type, or a length beyond the cap). */
+int ss_tp_header_decode(const uint8_t in[SS_TP_HEADER_SIZE], ss_tp_header *h, char *why, size_t n);
+
+/* The fixed part of a RUN payload: names, op and both views. */
+#define SS_TP_RUN_FIXED 144
+size_t ss_tp_run_head_size(const ss_op *op);
+/* Encodes the head into out (ss_tp_run_head_size bytes). Names longer than
+ * their fields (24 bytes; dtype 16) are a caller error: -1. */
+int ss_tp_run_head_encode(uint8_t *out, const char *mode, const char *spelling, const char *form,
+                          const char *dtype, const ss_op *op);
+
+/* The first 8 bytes of a RESULT payload, checked against the payload length
+ * and the storage bytes an OK result must carry. */
+typedef struct ss_tp_result {
+    unsigned status;
+    uint32_t message_len;
+} ss_tp_result;
+int ss_tp_result_decode(const uint8_t in[8], uint64_t payload_len, uint64_t storage_bytes,
+                        ss_tp_result *r, char *why, size_t n);
+
+/* ACK capabilities: each value empty when available, else the reason not. */
+typedef struct ss_tp_caps {
+    char torch[64], python[32];
+    char compile[160], cpu_compile[160], cuda[160], cuda_compile[160];
+} ss_tp_caps;
+/* Parses "key=value\n" lines (unknown keys ignored; `torch` required). */
+int ss_tp_caps_parse(const char *text, size_t len, ss_tp_caps *caps, char *why, size_t n);
+
+#endif
