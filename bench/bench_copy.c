@@ -38,7 +38,7 @@ static int run_layout(const layout *l, const ss_target *emu, int reps, timing *o
     if (src_bytes) memset(ss_storage_data(&src), 2, src_bytes);
     const uint8_t *from = src_bytes ? ss_storage_data(&src) : ss_storage_data(&in) + in_bytes - moved;
     char why[256];
-    const ss_run_opts fwd = {SS_SCHED_FORWARD, 0};
+    const ss_run_opts fwd = {SS_SCHED_FORWARD, 0, 0};
     out->memcpy_s = out->ref_s = out->emu_s = 1e30;
     out->ok = 1;
     for (int r = 0; r < reps; r++) {           /* best of reps, interleaved */

@@ -95,7 +95,7 @@ int main(int argc, char **argv) {
     }
     ss_gen_config cfg;
     bench_config(&o, &cfg);
-    const ss_run_opts ropts = {sched, o.seed};
+    const ss_run_opts ropts = {sched, o.seed, 0};
     ss_check_ctx ctx;
     ss_check_ctx_init(&ctx);
     uint64_t agree = 0, invalid = 0, skipped = 0, findings = 0, elems = 0;

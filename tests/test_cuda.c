@@ -37,7 +37,7 @@ static void test_generated_cases_agree(void **state) {
         char why[256];
         if (ss_check_prepare(&ctx, &c, &plan, &ref, why, sizeof why)) fail_msg("%s", why);
         for (size_t k = 0; k < 3; k++) {
-            const ss_run_opts opts = {SS_SCHED_FORWARD, 0};
+            const ss_run_opts opts = {SS_SCHED_FORWARD, 0, 0};
             ss_check_result res;
             ss_check_target(&ctx, &plan, ref, ss_target_find(correct[k]), &opts, &res);
             if (res.verdict != SS_AGREE) {

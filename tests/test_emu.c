@@ -30,7 +30,7 @@ static ss_verdict check_one(ss_check_ctx *ctx, const ss_case *c, const ss_target
     ss_run_status ref;
     char why[256];
     if (ss_check_prepare(ctx, c, &plan, &ref, why, sizeof why)) fail_msg("prepare: %s", why);
-    const ss_run_opts opts = {s, seed};
+    const ss_run_opts opts = {s, seed, 0};
     ss_check_result res;
     ss_check_target(ctx, &plan, ref, t, &opts, &res);
     if (detail) {
@@ -227,7 +227,7 @@ static void test_forward_bulk_matches_item_loop(void **state) {
             char why[128];
             assert_int_equal(ss_kprog_build(SS_KERNEL_MUT_ALIAS_UNCHECKED, &op, 0, 0, &p, why, sizeof why), SS_RUN_OK);
             uint8_t *bufs[SS_KB_COUNT] = {(uint8_t *)a, (uint8_t *)a, NULL, NULL};
-            const ss_run_opts fw = {rev ? SS_SCHED_REVERSE : SS_SCHED_FORWARD, 0};
+            const ss_run_opts fw = {rev ? SS_SCHED_REVERSE : SS_SCHED_FORWARD, 0, 0};
             assert_int_equal(ss_emu_exec(&p, bufs, &fw), 0);
             const int64_t d = rev ? 0 : shift, s = rev ? shift : 0, n = N - shift;
             if (!rev) for (int64_t i = 0; i < n; i++) b[d + i] = b[s + i];

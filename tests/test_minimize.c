@@ -30,7 +30,7 @@ static ss_run_status naive_run(const ss_target *t, const ss_plan *p, ss_storage 
     return SS_RUN_OK;
 }
 
-static const ss_target naive = {"test:naive-forward", "test", "naive-forward", 1, 0, NULL, naive_run};
+static const ss_target naive = {"test:naive-forward", "test", "naive-forward", 1, 0, NULL, 0, NULL, naive_run};
 
 typedef struct probe {
     ss_check_ctx ctx;
@@ -48,7 +48,7 @@ static int still_fails(const ss_case *c, const ss_plan *plan, void *user) {
     char why[256];
     if (ss_check_prepare(&p->ctx, c, plan, &ref, why, sizeof why)) return 0;
     ss_check_result res;
-    ss_run_opts ro = {p->sched, 1};
+    ss_run_opts ro = {p->sched, 1, 0};
     ss_check_target(&p->ctx, plan, ref, p->t ? p->t : &naive, &ro, &res);
     return res.verdict == p->want;
 }
@@ -60,7 +60,7 @@ static ss_verdict verdict_of(probe *p, const ss_case *c) {
     char why[256];
     assert_int_equal(ss_check_prepare(&p->ctx, c, &plan, &ref, why, sizeof why), 0);
     ss_check_result res;
-    ss_run_opts ro = {p->sched, 1};
+    ss_run_opts ro = {p->sched, 1, 0};
     ss_check_target(&p->ctx, &plan, ref, p->t ? p->t : &naive, &ro, &res);
     return res.verdict;
 }

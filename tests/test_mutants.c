@@ -29,7 +29,7 @@ static ss_verdict verdict(const char *target, ss_op op, ss_schedule s) {
     ss_run_status ref;
     char why[256];
     if (ss_check_prepare(&ctx, &c, &plan, &ref, why, sizeof why)) fail_msg("%s", why);
-    const ss_run_opts opts = {s, 1};
+    const ss_run_opts opts = {s, 1, 0};
     ss_check_result res;
     ss_check_target(&ctx, &plan, ref, t, &opts, &res);
     ss_check_ctx_free(&ctx);

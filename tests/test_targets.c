@@ -69,7 +69,7 @@ static void test_cuda_unavailable_reason(void **state) {
     uint8_t in_bytes[16 + 2 * 64] = {0}, src_bytes[2 * 64] = {0};
     ss_storage in = {.base = in_bytes, .guard = 64, .bytes = 16, .cap = sizeof in_bytes};
     ss_storage src = {.base = src_bytes, .guard = 64, .bytes = 0, .cap = sizeof src_bytes};
-    const ss_run_opts opts = {SS_SCHED_FORWARD, 0};
+    const ss_run_opts opts = {SS_SCHED_FORWARD, 0, 0};
     char msg[256];
     assert_int_equal(t->run(t, &plan, &in, &src, &opts, msg, sizeof msg), SS_RUN_UNAVAILABLE);
     assert_string_equal(msg, why);
