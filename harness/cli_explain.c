@@ -172,7 +172,7 @@ int ss_cmd_explain(int argc, char **argv) {
         {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     optind = 1;
     int ch;
-    while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "t:h", longopts, NULL)) != -1) {
         ss_error err;
         uint64_t v;
         switch (ch) {

@@ -33,6 +33,8 @@ static void usage(FILE *f) {
         "      --max-numel N    largest storage numel a generated case may have (default 4194304)\n"
         "      --max-bytes N    byte budget of one case's storages (default 1 GiB)\n"
         "      --max-ndim N     largest rank generated (default 6)\n"
+        "      --large-per-mille N  share of cases over 2^20 elements, per 1000 (default 3; 250\n"
+        "                       when a cuda:* or torch compile target is fuzzed: size pays there)\n"
         "      --case-timeout S per-run time limit before a `timeout` finding (default 10)\n"
         "      --minimize-time S  budget per minimization (default 20)\n"
         "      --no-swarm       keep every generator feature on in every epoch\n"
@@ -87,6 +89,9 @@ static void print_summary(const ss_fuzz_config *cfg, const ss_summary *s, FILE *
     fprintf(f, "reproduce: ssfuzz fuzz --seed %llu --cases %llu", (unsigned long long)s->seed,
             (unsigned long long)s->cases);
     for (size_t i = 0; i < cfg->n_targets; i++) fprintf(f, " --target %s", cfg->targets[i]->name);
+    fprintf(f, " --large-per-mille %u --max-numel %lld --max-ndim %d", cfg->gen.large_per_mille,
+            (long long)cfg->gen.max_numel, cfg->gen.max_ndim);
+    if (cfg->max_bytes) fprintf(f, " --max-bytes %zu", cfg->max_bytes);
     fprintf(f, "%s%s%s%s\n", cfg->all_schedules ? "" : " --schedule ",
             cfg->all_schedules ? "" : cfg->schedule, cfg->gen.swarm ? "" : " --no-swarm",
             cfg->refusal_is_finding ? " --refusal-is-finding" : "");
@@ -102,11 +107,11 @@ int ss_cmd_fuzz(int argc, char **argv) {
     cfg.case_timeout = 10;
     cfg.minimize_seconds = 20;
     const char *out = "reports";
-    int have_seed = 0, quiet = 0;
+    int have_seed = 0, quiet = 0, have_large = 0;
     uint64_t v;
     ss_error err;
     enum { O_SEED = 256, O_TIME, O_CASES, O_SCHED, O_NUMEL, O_BYTES, O_NDIM, O_TIMEOUT, O_MINTIME, O_NOSWARM,
-           O_REFUSAL };
+           O_REFUSAL, O_LARGE };
     static const struct option opts[] = {
         {"target", required_argument, 0, 't'}, {"seed", required_argument, 0, O_SEED},
         {"time", required_argument, 0, O_TIME}, {"cases", required_argument, 0, O_CASES},
@@ -115,7 +120,7 @@ int ss_cmd_fuzz(int argc, char **argv) {
         {"max-bytes", required_argument, 0, O_BYTES}, {"max-ndim", required_argument, 0, O_NDIM},
         {"case-timeout", required_argument, 0, O_TIMEOUT},
         {"minimize-time", required_argument, 0, O_MINTIME}, {"no-swarm", no_argument, 0, O_NOSWARM},
-        {"refusal-is-finding", no_argument, 0, O_REFUSAL},
+        {"refusal-is-finding", no_argument, 0, O_REFUSAL}, {"large-per-mille", required_argument, 0, O_LARGE},
         {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     optind = 1;
     opterr = 0;
@@ -157,6 +162,12 @@ int ss_cmd_fuzz(int argc, char **argv) {
             }
             break;
         case O_REFUSAL: cfg.refusal_is_finding = 1; break;
+        case O_LARGE:
+            if (ss_parse_u64("--large-per-mille", optarg, &v, &err)) goto bad;
+            if (v > 1000) { fprintf(stderr, "ssfuzz fuzz: --large-per-mille: must be in [0, 1000]\n"); return SS_EXIT_USAGE; }
+            cfg.gen.large_per_mille = (unsigned)v;
+            have_large = 1;
+            break;
         case O_NUMEL:
             if (ss_parse_u64("--max-numel", optarg, &v, &err)) goto bad;
             if (v < 1 || v > (uint64_t)SS_MAX_NUMEL) {
@@ -198,6 +209,12 @@ int ss_cmd_fuzz(int argc, char **argv) {
         fprintf(stderr, "ssfuzz fuzz: no default target can run here\n");
         return SS_EXIT_TARGET;
     }
+    /* Engines where size changes the code path (a GPU's waves, a compiled kernel's
+     * parallel chunks) get many more large cases; the emulator finds order
+     * dependence at any size, so it keeps few. */
+    for (size_t i = 0; i < cfg.n_targets && !have_large; i++)
+        if (!strcmp(cfg.targets[i]->engine, "cuda") || strstr(cfg.targets[i]->name, ":compile-"))
+            cfg.gen.large_per_mille = 250;
     for (size_t i = 0; i < cfg.n_targets; i++) {
         int first, last;
         if (ss_fuzz_schedules(&cfg, cfg.targets[i], &first, &last)) {
@@ -216,8 +233,9 @@ int ss_cmd_fuzz(int argc, char **argv) {
     cfg.out = out;
     cfg.progress = !quiet && isatty(2);
     cfg.stop = &stop_flag;
-    char found_by[64];
-    snprintf(found_by, sizeof found_by, "ssfuzz fuzz --seed %llu", (unsigned long long)cfg.seed);
+    char found_by[160];
+    snprintf(found_by, sizeof found_by, "ssfuzz fuzz --seed %llu --large-per-mille %u --max-numel %lld --max-ndim %d",
+             (unsigned long long)cfg.seed, cfg.gen.large_per_mille, (long long)cfg.gen.max_numel, cfg.gen.max_ndim);
     cfg.found_by = found_by;
 
     ss_summary sum;

@@ -60,6 +60,8 @@ static size_t choose(regress *g, const char *path, const ss_expect *x, const ss_
     const size_t total = g->n_requested ? g->n_requested : ss_target_count();
     for (size_t i = 0; i < total && n < SS_REPLAY_MAX_TARGETS; i++) {
         const ss_target *t = g->n_requested ? g->requested[i] : ss_target_at(i);
+        /* external engines (torch) run when named, by --target or by the case */
+        if (!g->n_requested && t->explicit_only && !ss_expect_names(x, t)) continue;
         const char *why = t->unavailable(t);
         const ss_expect_kind k = ss_expect_of(x, t, NULL);
         if (k == SS_EXPECT_SKIP) {
@@ -69,7 +71,8 @@ static size_t choose(regress *g, const char *path, const ss_expect *x, const ss_
             continue;
         }
         if (why) {
-            if (!g->n_requested && !t->mutant) continue;   /* e.g. cuda:* on a machine without a GPU */
+            /* e.g. cuda:* on a machine without a GPU; a target the case names is reported */
+            if (!g->n_requested && !t->mutant && !ss_expect_names(x, t)) continue;
             char msg[300];
             snprintf(msg, sizeof msg, "unavailable: %s", why);
             record(g, path, t->name, NULL, SS_CHECK_SKIPPED, 0, "", msg, NULL, 0);
@@ -113,6 +116,12 @@ static void check_case(regress *g, ss_replay_ctx *rc, const char *path) {
         const ss_expect_kind kind = ss_expect_of(&x, t, &sig);
         ss_expect_outcome o;
         ss_expect_judge(kind, sig, &rc->plan, r.run + k, j - k, &o);
+        char note[200];
+        ss_expect_range_note(&x, t, note, sizeof note);
+        if (note[0]) {
+            const size_t len = strlen(o.message);
+            snprintf(o.message + len, sizeof o.message - len, "%s", note);
+        }
         const ss_replay_run *s = o.shown;
         const int has_diff = s && (s->res.verdict == SS_MISMATCH || s->res.verdict == SS_GUARD_WRITE);
         record(g, path, t->name, s ? s->schedule : NULL, o.held ? SS_CHECK_HELD : SS_CHECK_FAILED,
@@ -141,7 +150,7 @@ static int parse_args(regress *g, ss_replay_opts *o, const char **junit, const c
         {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     optind = 1;
     int ch;
-    while ((ch = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "t:qh", longopts, NULL)) != -1) {
         ss_error err;
         uint64_t v;
         switch (ch) {

@@ -68,7 +68,7 @@ int ss_cmd_replay(int argc, char **argv) {
         {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     optind = 1;
     int ch;
-    while ((ch = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "t:qh", longopts, NULL)) != -1) {
         ss_error err;
         switch (ch) {
         case 't':

@@ -3,16 +3,18 @@
 #include <string.h>
 #include <cjson/cJSON.h>
 #include "ss_expect.h"
+#include "ss_torch.h"
+#include "ss_version.h"
 
 static int known_signature(const char *s) {
     if (!strcmp(s, "any")) return 1;
-    for (int v = SS_MISMATCH; v <= SS_TARGET_TIMEOUT; v++)
+    for (int v = SS_MISMATCH; v <= SS_RAISED; v++)
         if (v != SS_TARGET_UNAVAILABLE && !strcmp(s, ss_verdict_name((ss_verdict)v))) return 1;
     return 0;
 }
 
 static int add(ss_expect *x, const char *field, const char *name, ss_expect_kind kind,
-               const char *sig, ss_error *err) {
+               const char *sig, const char *range, ss_error *err) {
     const ss_target *t = ss_target_find(name);
     if (!t) return ss_fail(err, field, "unknown target \"%.60s\" (ssfuzz targets lists them)", name);
     for (size_t i = 0; i < x->n; i++)
@@ -22,6 +24,7 @@ static int add(ss_expect *x, const char *field, const char *name, ss_expect_kind
     e->target = t;
     e->kind = kind;
     snprintf(e->signature, sizeof e->signature, "%s", sig ? sig : "");
+    snprintf(e->torch_range, sizeof e->torch_range, "%s", range ? range : "");
     return 0;
 }
 
@@ -35,9 +38,41 @@ static int parse_agree(const cJSON *a, ss_expect *x, ss_error *err) {
         snprintf(field, sizeof field, "expect.agree[%d]", i);
         if (!cJSON_IsString(it)) return ss_fail(err, field, "must be a target name or \"*\"");
         if (!strcmp(it->valuestring, "*")) continue;
-        SS_TRY(add(x, field, it->valuestring, SS_EXPECT_AGREE, NULL, err));
+        SS_TRY(add(x, field, it->valuestring, SS_EXPECT_AGREE, NULL, NULL, err));
     }
     return 0;
+}
+
+#define SIGNATURES "a failure signature (mismatch, guard-band write, rejected-by-target-only, " \
+                   "accepted-invalid, crash, timeout, refused, raised, any)"
+
+/* "target": "signature", or "target": {"signature": S, "torch": RANGE}. */
+static int parse_fail_entry(ss_expect *x, const char *field, const cJSON *f, ss_error *err) {
+    if (cJSON_IsString(f)) {
+        if (!known_signature(f->valuestring)) return ss_fail(err, field, "must be " SIGNATURES);
+        return add(x, field, f->string, SS_EXPECT_FAIL, f->valuestring, NULL, err);
+    }
+    if (!cJSON_IsObject(f))
+        return ss_fail(err, field, "must be %s, or {\"signature\": ..., \"torch\": RANGE}", SIGNATURES);
+    const cJSON *sig = NULL, *range = NULL;
+    for (const cJSON *it = f->child; it; it = it->next) {
+        char sub[160];
+        snprintf(sub, sizeof sub, "%.100s.%.40s", field, it->string);
+        if (!strcmp(it->string, "signature") && !sig) sig = it;
+        else if (!strcmp(it->string, "torch") && !range) range = it;
+        else return ss_fail(err, sub, "unknown or repeated field (signature, torch)");
+    }
+    char sub[160], why[200];
+    snprintf(sub, sizeof sub, "%.100s.signature", field);
+    if (!cJSON_IsString(sig) || !known_signature(sig->valuestring)) return ss_fail(err, sub, "must be " SIGNATURES);
+    snprintf(sub, sizeof sub, "%.100s.torch", field);
+    if (range && (!cJSON_IsString(range) || strlen(range->valuestring) >= sizeof x->e[0].torch_range ||
+                  ss_version_range_check(range->valuestring, why, sizeof why)))
+        return ss_fail(err, sub, "%s", cJSON_IsString(range) && strlen(range->valuestring) < 64 ? why
+                                          : "must be a version range of at most 63 characters");
+    if (range && strncmp(f->string, "torch:", 6))
+        return ss_fail(err, sub, "a torch version range applies to torch:* targets only");
+    return add(x, field, f->string, SS_EXPECT_FAIL, sig->valuestring, range ? range->valuestring : NULL, err);
 }
 
 int ss_expect_parse(const cJSON *block, ss_expect *x, ss_error *err) {
@@ -56,10 +91,7 @@ int ss_expect_parse(const cJSON *block, ss_expect *x, ss_error *err) {
             for (const cJSON *f = it->child; f; f = f->next) {
                 char field[128];
                 snprintf(field, sizeof field, "expect.fail.%.100s", f->string);
-                if (!cJSON_IsString(f) || !known_signature(f->valuestring))
-                    return ss_fail(err, field, "must be a failure signature (mismatch, guard-band write, "
-                                               "rejected-by-target-only, accepted-invalid, crash, timeout, any)");
-                SS_TRY(add(x, field, f->string, SS_EXPECT_FAIL, f->valuestring, err));
+                SS_TRY(parse_fail_entry(x, field, f, err));
             }
         } else {
             char field[128];
@@ -74,9 +106,29 @@ ss_expect_kind ss_expect_of(const ss_expect *x, const ss_target *t, const char *
     for (size_t i = 0; i < x->n; i++)
         if (x->e[i].target == t) {
             if (signature) *signature = x->e[i].signature;
+            if (x->e[i].kind == SS_EXPECT_FAIL && x->e[i].torch_range[0]) {
+                const char *version = ss_torch_version(NULL);
+                if (version && ss_version_in_range(version, x->e[i].torch_range) == 0) return SS_EXPECT_AGREE;
+            }
             return x->e[i].kind;
         }
     return t->mutant ? SS_EXPECT_SKIP : SS_EXPECT_AGREE;
+}
+
+int ss_expect_names(const ss_expect *x, const ss_target *t) {
+    for (size_t i = 0; i < x->n; i++)
+        if (x->e[i].target == t) return 1;
+    return 0;
+}
+
+void ss_expect_range_note(const ss_expect *x, const ss_target *t, char *buf, size_t n) {
+    buf[0] = 0;
+    for (size_t i = 0; i < x->n; i++) {
+        if (x->e[i].target != t || !x->e[i].torch_range[0]) continue;
+        const char *version = ss_torch_version(NULL);
+        snprintf(buf, n, " (torch %s; %s expected only in %s, agreement outside it)",
+                 version ? version : "?", x->e[i].signature, x->e[i].torch_range);
+    }
 }
 
 /* "under lockstep" for scheduled runs, "" otherwise. */

@@ -1,14 +1,22 @@
 /* ss_expect.h - a case's `expect` block: which targets must agree, which must fail, and how.
  *
  *   "expect": {"agree": "*" | ["*", "emu:mut-step-ignored", ...],
- *              "fail": {"emu:mut-alias-unchecked": "mismatch", ...},
+ *              "fail": {"emu:mut-alias-unchecked": "mismatch",
+ *                       "torch:compile-cpu:setitem-clone": {"signature": "mismatch",
+ *                                                           "torch": ">=2.0,<2.15"}, ...},
  *              "reject": true}
  *
  * Every non-mutant target must agree with the reference (or reject alike)
  * unless `fail` names it; a mutant is checked only where `agree` or `fail`
  * names it. A `fail` entry holds when its signature (an ss_verdict_name, or
  * "any") shows up under at least one schedule. `reject`: the reference itself
- * must reject the case (input view with internal overlap). */
+ * must reject the case (input view with internal overlap).
+ *
+ * A `fail` entry with a "torch" range (ss_version.h) expects the failure only
+ * while the running torch's version is in the range, and agreement outside
+ * it: a nightly on a new release then tells "fixed upstream" (agrees inside
+ * the range) from "regressed upstream" (fails outside it). torch:* targets
+ * run only when a case's expect names them or --target does. */
 #ifndef SS_EXPECT_H
 #define SS_EXPECT_H
 
@@ -31,6 +39,7 @@ typedef struct ss_expect_entry {
     const ss_target *target;
     ss_expect_kind kind;
     char signature[32];     /* SS_EXPECT_FAIL: a verdict name or "any" */
+    char torch_range[64];   /* "" or the torch versions where the failure is expected */
 } ss_expect_entry;
 
 typedef struct ss_expect {
@@ -42,8 +51,14 @@ typedef struct ss_expect {
 /* Parse (NULL block: defaults). -1 with err naming the field on anything
  * unknown: a misspelt target must not silently weaken the suite. */
 int ss_expect_parse(const struct cJSON *block, ss_expect *out, ss_error *err);
-/* What the case expects of t; *signature is set for SS_EXPECT_FAIL. */
+/* What the case expects of t; *signature is set for SS_EXPECT_FAIL (and for
+ * an entry whose torch range excludes the running torch, which expects
+ * agreement). */
 ss_expect_kind ss_expect_of(const ss_expect *x, const ss_target *t, const char **signature);
+/* 1 when the case's expect names t (agree or fail). */
+int ss_expect_names(const ss_expect *x, const ss_target *t);
+/* " (torch 2.15.0; fails only in <2.15)" for an entry with a range, else "". */
+void ss_expect_range_note(const ss_expect *x, const ss_target *t, char *buf, size_t n);
 
 /* The verdict of a target over its runs (one per schedule), against what was expected. */
 typedef struct ss_expect_outcome {
