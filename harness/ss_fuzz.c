@@ -343,6 +343,7 @@ static int restart(fz_parent *P, fz_proc *w, int crashed) {
     STORE(w->slot->budget_ns, 0);
     if (spawn(P, (int)(w - P->w))) return -1;
     send_batch(P, w, resume, end);
+    if (!w->busy && !P->stopping) dispatch(P, w);   /* the dead case ended its batch */
     return 0;
 }
 

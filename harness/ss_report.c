@@ -9,6 +9,7 @@
 #include "ss_files.h"
 #include "ss_plan_build.h"
 #include "ss_report.h"
+#include "ss_torch.h"
 
 static const char *const dtype_short[SS_DTYPE_COUNT] = {
     [SS_BOOL] = "bool", [SS_UINT8] = "u8", [SS_INT8] = "i8", [SS_INT16] = "i16",
@@ -58,6 +59,24 @@ void ss_report_name(const ss_case *c, const ss_finding *f, char *name, size_t na
              overlap_class(c), fnv1a(key));
 }
 
+/* meta.torch of a torch finding: what a maintainer asks first. */
+static int add_torch_meta(cJSON *m, const ss_finding *f) {
+    char mode[48] = "", spelling[48] = "";
+    const char *a = f->target + 6, *b = strchr(a, ':');
+    if (b) {
+        snprintf(mode, sizeof mode, "%.*s", (int)(b - a), a);
+        snprintf(spelling, sizeof spelling, "%s", b + 1);
+    }
+    const char *version = ss_torch_known_version(), *python = ss_torch_known_python();
+    cJSON *t = cJSON_AddObjectToObject(m, "torch");
+    return t && cJSON_AddStringToObject(t, "version", version ? version : "unknown") &&
+           cJSON_AddStringToObject(t, "mode", mode) && cJSON_AddStringToObject(t, "spelling", spelling) &&
+           cJSON_AddStringToObject(t, "device", strstr(mode, "cuda") ? "cuda" : "cpu") &&
+           cJSON_AddBoolToObject(t, "compiled", !strncmp(mode, "compile", 7)) &&
+           (!f->schedule || cJSON_AddStringToObject(t, "form", f->schedule)) &&
+           (!python || cJSON_AddStringToObject(t, "python", python));
+}
+
 int ss_report_set_meta(ss_case *c, const ss_finding *f) {
     cJSON *m = cJSON_CreateObject(), *before = NULL;
     if (!m) return -1;
@@ -80,6 +99,7 @@ int ss_report_set_meta(ss_case *c, const ss_finding *f) {
         snprintf(num, sizeof num, "%llu", (unsigned long long)f->case_index);
         ok = ok && cJSON_AddStringToObject(m, "case_index", num);
     }
+    if (ok && !strncmp(f->target, "torch:", 6)) ok = add_torch_meta(m, f);
     if (ok && (before = cJSON_AddObjectToObject(m, "before_minimization")))
         ok = cJSON_AddNumberToObject(before, "numel", (double)f->numel_before) &&
              cJSON_AddNumberToObject(before, "ndim", f->ndim_before);

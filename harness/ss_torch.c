@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -114,22 +115,25 @@ static int write_all(int fd, const void *buf, size_t n) {
     return 0;
 }
 
+static int starting;   /* 1 during the handshake: losses are described as start-up failures */
+
 /* What a worker that stopped answering most likely did, in words. */
 static void describe_loss(const char *io, double limit, char *why, size_t n) {
     int st = 0;
+    const char *when = starting ? "at start-up" : "while running the case";
     if (!strcmp(io, "timeout")) {
-        snprintf(why, n, "torch worker (%s) did not answer within %.0f s (a hung compile or kernel?); "
-                 "worker killed", W.python, limit);
+        snprintf(why, n, "torch worker (%.300s) did not answer within %.0f s %s (%s); worker killed",
+                 W.python, limit, when, starting ? "importing torch?" : "a hung compile or kernel?");
         return;
     }
     if (W.pid > 0 && W.owner == getpid() && waitpid(W.pid, &st, 0) == W.pid) {
         W.pid = -W.pid;   /* reaped */
         if (WIFSIGNALED(st))
-            snprintf(why, n, "torch worker died from signal %d (%s) while running the case",
-                     WTERMSIG(st), strsignal(WTERMSIG(st)));
+            snprintf(why, n, "torch worker died from signal %d (%s) %s",
+                     WTERMSIG(st), strsignal(WTERMSIG(st)), when);
         else
-            snprintf(why, n, "torch worker exited with status %d while running the case "
-                     "(SSFUZZ_TORCH_LOG=FILE keeps its stderr)", WEXITSTATUS(st));
+            snprintf(why, n, "torch worker (%.300s) exited with status %d %s "
+                     "(SSFUZZ_TORCH_LOG=FILE keeps its stderr)", W.python, WEXITSTATUS(st), when);
         return;
     }
     snprintf(why, n, "torch worker closed its pipe (%s)", io);
@@ -176,8 +180,23 @@ static int read_text(const ss_tp_header *h, char *buf, size_t cap, double deadli
     return 0;
 }
 
+/* The built-in worker script as a file python can open (/proc/self/fd/N):
+ * `ps` then shows a short command line, and tracebacks name a file. */
+static int script_fd(void) {
+    static int fd = -1;
+    if (fd >= 0) return fd;
+    const int f = memfd_create("ss_torch_worker.py", 0);   /* inherited by the exec */
+    const size_t len = strlen(ss_torch_worker_py);
+    if (f < 0 || write_all(f, ss_torch_worker_py, len)) { if (f >= 0) close(f); return -1; }
+    return fd = f;
+}
+
 /* Starts `python` with the built-in worker and shakes hands. 0, or -1 with why. */
 static int start_one(const char *python, char *why, size_t n) {
+    const int sfd = script_fd();
+    if (sfd < 0) { snprintf(why, n, "cannot stage the worker script: %s", strerror(errno)); return -1; }
+    char script[64];
+    snprintf(script, sizeof script, "/proc/self/fd/%d", sfd);
     int to[2], from[2];
     if (pipe2(to, O_CLOEXEC)) { snprintf(why, n, "pipe: %s", strerror(errno)); return -1; }
     if (pipe2(from, O_CLOEXEC)) { close(to[0]); close(to[1]); snprintf(why, n, "pipe: %s", strerror(errno)); return -1; }
@@ -195,7 +214,7 @@ static int start_one(const char *python, char *why, size_t n) {
         signal(SIGPIPE, SIG_DFL);
         signal(SIGINT, SIG_IGN);            /* Ctrl-C is the harness's to handle */
         setenv("TORCHINDUCTOR_COMPILE_THREADS", "1", 0);   /* no compile pool to orphan */
-        execlp(python, python, "-c", ss_torch_worker_py, (char *)NULL);
+        execlp(python, python, script, (char *)NULL);
         _exit(127);
     }
     close(to[0]);
@@ -204,6 +223,7 @@ static int start_one(const char *python, char *why, size_t n) {
     snprintf(W.python, sizeof W.python, "%s", python);
     const double limit = env_seconds("SSFUZZ_TORCH_START_TIMEOUT", 300);
     ss_target_clock(limit);
+    starting = 1;
     double deadline = ss_now_s() + limit;
     uint8_t hello[SS_TP_HEADER_SIZE];
     ss_tp_header_encode(hello, SS_TP_HELLO, 0);
@@ -224,6 +244,7 @@ static int start_one(const char *python, char *why, size_t n) {
         snprintf(why, n, "cannot run %s", python);
     }
     ss_target_clock(0);
+    starting = 0;
     if (rc) {
         char keep[512];
         snprintf(keep, sizeof keep, "%s", why);
@@ -276,6 +297,9 @@ const char *ss_torch_version(const char **why) {
     if (start_worker()) { if (why) *why = W.error; return NULL; }
     return W.caps.torch;
 }
+
+const char *ss_torch_known_version(void) { return W.caps.torch[0] ? W.caps.torch : NULL; }
+const char *ss_torch_known_python(void) { return W.caps.torch[0] && W.python[0] ? W.python : NULL; }
 
 /* ---- targets ----------------------------------------------------------- */
 

@@ -25,6 +25,10 @@ void ss_torch_set_python(const char *path);
 /* The running torch version ("2.14.1"), starting the worker if needed; NULL
  * with the reason in *why when there is no usable torch. */
 const char *ss_torch_version(const char **why);
+/* What the last worker this process (or its parent) started reported; NULL
+ * when none started. Never starts one. */
+const char *ss_torch_known_version(void);
+const char *ss_torch_known_python(void);
 /* Stops this process's worker (a campaign's parent, before forking workers). */
 void ss_torch_shutdown(void);
 

@@ -198,10 +198,10 @@ def derive(xv, sv):
         rem -= k * xt[d]
     if rem != 0:
         return None
-    index = []
+    index = []   # (start, stop, step) for a slice, an int for an index: hashable
     for j, d in enumerate(perm):
         if j < len(ss):
-            index.append(slice(coef[d], coef[d] + (ss[j] - 1) * steps[j] + 1, steps[j]))
+            index.append((coef[d], coef[d] + (ss[j] - 1) * steps[j] + 1, steps[j]))
         else:
             index.append(coef[d])
     return tuple(perm), tuple(index)
@@ -213,7 +213,7 @@ def apply_recipe(x, recipe, sv):
     perm, index = recipe
     if list(perm) != list(range(len(perm))):
         x = x.permute(perm)
-    return x[index]
+    return x[tuple(slice(*ix) if isinstance(ix, tuple) else ix for ix in index)]
 
 
 def recipe_view(xv, recipe):
@@ -222,8 +222,8 @@ def recipe_view(xv, recipe):
     perm, index = recipe
     out_sizes, out_strides = [], []
     for d, ix in zip(perm, index):
-        if isinstance(ix, slice):
-            a, b, k = ix.indices(sizes[d])
+        if isinstance(ix, tuple):
+            a, b, k = slice(*ix).indices(sizes[d])
             offset += a * strides[d]
             out_sizes.append(len(range(a, b, k)))
             out_strides.append(strides[d] * k)
@@ -395,9 +395,9 @@ def run_case(buf, progress):
     p = spec_of(c)
     initial = bytes(buf[c.data_at:]) if compiled else None
     st, sst = storages(c, buf, c.data_at, dtype, device)
+    fn, new = COMPILED.get(c, p) if compiled else (make_program(p), False)
     try:
         if compiled:
-            fn, new = COMPILED.get(c, p)
             if new:
                 progress(1)
             try:
@@ -406,7 +406,7 @@ def run_case(buf, progress):
                 if new:
                     progress(0)
         else:
-            execute(c, p, make_program(p), st, sst)
+            execute(c, p, fn, st, sst)
     except Exception as exc:             # PyTorch raised: a refusal, or a compile-only failure
         if not compiled:
             return ST_REFUSED, first_line(exc)
@@ -464,11 +464,23 @@ def main():
     def progress(phase):
         send(T_PROGRESS, struct.pack("<I", phase))
 
+    # Test hook: SSFUZZ_TORCH_TEST_FAULT=crash:N|hang:N|garbage:N misbehaves on the Nth run.
+    fault, _, fault_at = os.environ.get("SSFUZZ_TORCH_TEST_FAULT", "").partition(":")
+    runs = 0
     while True:
         kind, payload = read_frame()
         if kind != T_RUN:
             send(T_ERROR, b"worker: unexpected frame type %d" % kind)
             return 2
+        runs += 1
+        if fault and fault_at.isdigit() and runs >= int(fault_at):
+            if fault == "crash":
+                os.kill(os.getpid(), 11)
+            elif fault == "hang":
+                while True:
+                    os.pause() if hasattr(os, "pause") else None
+            elif fault == "garbage":
+                os.write(OUT_FD, b"garbage from the worker\n" * 4)
         try:
             status, message = run_case(payload, progress)
         except Exception:

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# The torch engine end to end: targets listed, a campaign on eager PyTorch that
+# finds the #144861 class (aliased shift, silently wrong) and minimizes it,
+# replay of the finding, corpus expectations with torch version ranges, and a
+# worker that crashes, hangs, prints garbage or is not a torch python at all.
+set -u
+. "$(dirname "$0")/lib/common.sh"
+
+# Interpreters that are not torch workers: each must give one clear reason.
+printf '#!/bin/sh\nexit 0\n' >"$tmp/py-exits"
+printf '#!/bin/sh\necho hello from a python that is not one\nsleep 5\n' >"$tmp/py-garbage"
+printf '#!/bin/sh\nsleep 30\n' >"$tmp/py-silent"
+chmod +x "$tmp"/py-*
+case_file=corpus/torch-144861-eager-shift-inner-4x6.json
+expect_rc "no such python: exit 3" 3 "$SSFUZZ" --python "$tmp/nope" replay -t torch:eager-cpu:setitem "$case_file"
+grep -q "cannot run $tmp/nope" "$tmp/out" "$tmp/err" && pass "no such python: says so" || fail "no such python: says so" "$(cat "$tmp/out")"
+expect_rc "python that exits: exit 3" 3 "$SSFUZZ" --python "$tmp/py-exits" replay -t torch:eager-cpu:setitem "$case_file"
+expect_rc "python that prints garbage: exit 3" 3 "$SSFUZZ" --python "$tmp/py-garbage" replay -t torch:eager-cpu:setitem "$case_file"
+grep -q "bad frame magic" "$tmp/out" "$tmp/err" && pass "garbage: names the protocol error" || fail "garbage: names the protocol error" "$(cat "$tmp/out")"
+SSFUZZ_TORCH_START_TIMEOUT=1 expect_rc "silent python: exit 3" 3 "$SSFUZZ" --python "$tmp/py-silent" replay -t torch:eager-cpu:setitem "$case_file"
+grep -q "did not answer within 1 s" "$tmp/out" "$tmp/err" && pass "silent python: times out with the limit" || fail "silent python: times out" "$(cat "$tmp/out")"
+expect_rc "--python without a value: exit 2" 2 "$SSFUZZ" targets --python
+
+py=""
+for cand in python3 /usr/bin/python3; do
+    if command -v "$cand" >/dev/null && "$cand" -c 'import torch' 2>/dev/null; then py=$(command -v "$cand"); break; fi
+done
+if [ -z "$py" ]; then echo "skip torch-engine: no python3 with torch (apt-get install python3-torch)"; exit 0; fi
+export SSFUZZ_PYTHON=$py
+
+"$SSFUZZ" targets >"$tmp/targets" 2>&1
+for t in torch:eager-cpu:setitem torch:compile-cpu:setitem-clone torch:compile-dynamic-cuda:index-put; do
+    grep -q "^$t " "$tmp/targets" && pass "targets lists $t" || fail "targets lists $t"
+done
+grep -q "^torch:eager-cpu:setitem .*available" "$tmp/targets" && pass "eager-cpu available" || fail "eager-cpu available" "$(grep eager-cpu "$tmp/targets" | head -1)"
+if ! "$py" -c 'import torch, sys; sys.exit(0 if hasattr(torch, "compile") else 1)'; then
+    grep -q "^torch:compile-cpu:setitem .*has no torch.compile" "$tmp/targets" && pass "compile targets say why not" \
+        || fail "compile targets say why not" "$(grep compile-cpu:setitem "$tmp/targets" | head -1)"
+fi
+
+# The campaign: the first findings come within a few seconds; the case cap keeps CI short.
+out=$tmp/campaign
+"$SSFUZZ" fuzz --target torch:eager-cpu:setitem --seed 1 --cases 150 --minimize-time 10 -q -o "$out" >"$tmp/fuzz.out" 2>&1
+rc=$?
+[ "$rc" = 1 ] && pass "eager campaign finds something (exit 1)" || fail "eager campaign exit" "exit $rc: $(tail -5 "$tmp/fuzz.out")"
+grep -q "refused by the target" "$tmp/fuzz.out" && pass "refusals are counted, not findings" || fail "refusals counted" "$(tail -5 "$tmp/fuzz.out")"
+small=$("$py" - "$out" <<'EOF'
+import glob, json, sys
+best = None
+for path in sorted(glob.glob(sys.argv[1] + "/mismatch-torch_eager-cpu_setitem-*.json")):
+    c = json.load(open(path))
+    numel = c["storage"]["numel"] + (c.get("src_storage") or {}).get("numel", 0)
+    if (c["src"]["storage"] == "input" and len(c["input"]["sizes"]) <= 2 and numel <= 12
+            and c["meta"]["signature"] == "mismatch"):
+        best = path
+print(best or "")
+EOF
+)
+if [ -n "$small" ]; then pass "aliased mismatch minimized to <= 2 dims, <= 12 elements"; else
+    fail "aliased mismatch minimized" "$(ls "$out")"; fi
+if [ -n "$small" ]; then
+    expect_rc "the finding replays (exit 1)" 1 "$SSFUZZ" replay -t torch:eager-cpu:setitem "$small"
+    grep -q "MISMATCH torch:eager-cpu:setitem" "$tmp/out" "$tmp/err" && pass "replay names the target" || fail "replay names the target"
+    grep -q '"torch":' "$small" && grep -q '"spelling":	"setitem"' "$small" && pass "meta records torch version and spelling" \
+        || fail "meta records torch" "$(grep -A8 '"torch"' "$small" | head -8)"
+fi
+
+# Corpus expectations: eager's #144861 fails on every torch >= 1.13; compile
+# expectations are skipped, with the reason, where torch has no compile.
+expect_rc "regress on the torch corpus cases holds" 0 "$SSFUZZ" regress corpus/torch-*.json
+grep -q "skipped" "$tmp/out" "$tmp/err" && pass "missing modes are reported skipped" || true
+"$SSFUZZ" regress --junit "$tmp/r.xml" corpus/torch-144861-eager-shift-inner-4x6.json >/dev/null 2>&1
+grep -q 'torch:eager-cpu:setitem' "$tmp/r.xml" && pass "the eager expectation was checked" || fail "eager expectation checked" "$(head -c 400 "$tmp/r.xml")"
+
+# A worker that dies or hangs mid-campaign is a finding; the campaign goes on.
+SSFUZZ_TORCH_TEST_FAULT=crash:40 "$SSFUZZ" fuzz -t torch:eager-cpu:setitem-clone --seed 3 --cases 60 \
+    --minimize-time 1 -q -o "$tmp/crash" >"$tmp/crash.out" 2>&1
+ls "$tmp"/crash/crash-torch_eager-cpu_setitem-clone-*.json >/dev/null 2>&1 && grep -q "60 cases" "$tmp/crash.out" \
+    && pass "a worker that crashes is a crash finding" || fail "worker crash" "$(tail -4 "$tmp/crash.out")"
+SSFUZZ_TORCH_TEST_FAULT=hang:40 "$SSFUZZ" fuzz -t torch:eager-cpu:setitem-clone --seed 3 --cases 60 \
+    --case-timeout 2 --minimize-time 1 -q -o "$tmp/hang" >"$tmp/hang.out" 2>&1
+ls "$tmp"/hang/timeout-torch_eager-cpu_setitem-clone-*.json >/dev/null 2>&1 && grep -q "60 cases" "$tmp/hang.out" \
+    && pass "a worker that hangs is a timeout finding" || fail "worker hang" "$(tail -4 "$tmp/hang.out")"
