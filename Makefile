@@ -47,7 +47,7 @@ Q := @
 say = @printf '  %-6s %s\n' $(1) $(2)
 endif
 
-.PHONY: all deps test test-unit fuzz regress libfuzzer bench bench-mutants clean nvcc-note
+.PHONY: all deps test test-unit fuzz regress libfuzzer bench bench-mutants clean nvcc-note torch-env
 all: $(BUILD)/ssfuzz
 
 deps: $(DEPS_OK)
@@ -111,6 +111,14 @@ fuzz: $(BUILD)/ssfuzz
 
 regress: $(BUILD)/ssfuzz
 	$(BUILD)/ssfuzz regress corpus/ $(REGRESS_ARGS)
+
+# A PyTorch release from PyPI in its own venv, for torch:* campaigns (never
+# part of `make` or `make test`): `make torch-env TORCH=2.14.1` prints the
+# SSFUZZ_PYTHON= line to use. About 2.5 GB each (CUDA libraries included).
+TORCH_PY ?= python3
+torch-env:
+	@test -n "$(TORCH)" || { echo "usage: make torch-env TORCH=2.14.1" >&2; exit 2; }
+	@bash scripts/torch-env.sh "$(TORCH)" "$(BUILD)/torch-$(TORCH)" "$(TORCH_PY)"
 
 clean:
 	rm -rf build build-asan

@@ -6,7 +6,7 @@
 # stands in for the CUDA target), as CUDA's runtime and ASan do not mix.
 # The CLI subcommands (harness/cli_*.c) stay out: the targets never call them.
 
-FUZZ_TARGETS  := fuzz_case fuzz_json
+FUZZ_TARGETS  := fuzz_case fuzz_json fuzz_torch_frame
 FUZZ_SET_BY   := environment command line
 FUZZ_CC       := $(if $(filter $(FUZZ_SET_BY),$(origin CC)),$(CC),clang)
 FUZZ_LD       := $(if $(filter $(FUZZ_SET_BY),$(origin CXX)),$(CXX),$(FUZZ_CC))

@@ -36,12 +36,13 @@ if ! have_libfuzzer; then
     skip "make libfuzzer" "$why"
     skip "fuzz_json runs ${SECONDS_EACH}s clean" "$why"
     skip "fuzz_case runs ${SECONDS_EACH}s clean" "$why"
+    skip "fuzz_torch_frame runs ${SECONDS_EACH}s clean" "$why"
     skip "fuzz_case kills emu:mut-alias-unchecked" "$why"
 elif ! "${clean_env[@]}" make -s libfuzzer >"$tmp/build.log" 2>&1; then
     fail "make libfuzzer" "$(grep -m3 'error' "$tmp/build.log")"
 else
     pass "make libfuzzer"
-    for t in fuzz_json fuzz_case; do
+    for t in fuzz_json fuzz_case fuzz_torch_frame; do
         if fuzz_briefly "$t"; then
             runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$tmp/$t.log")
             pass "$t runs ${SECONDS_EACH}s clean (${runs:-?} executions)"
