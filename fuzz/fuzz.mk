@@ -5,6 +5,12 @@
 # -fsanitize=fuzzer, binaries in build-fuzz/. CPU only (kernels/cuda_stub.c
 # stands in for the CUDA target), as CUDA's runtime and ASan do not mix.
 # The CLI subcommands (harness/cli_*.c) stay out: the targets never call them.
+#
+# cJSON is compiled from the pinned copy in third_party/cjson/ (Debian's 1.7.15 source,
+# see its README) with the same compiler and flags as everything else, and linked
+# statically: the parser fuzz_json exercises gets sanitizers and coverage, and the
+# binaries need nothing beyond libc, libm, libstdc++ and libgcc on the runner.
+# With the OSS-Fuzz variables set the image provides the tools: no deps step runs.
 
 FUZZ_TARGETS  := fuzz_case fuzz_json
 FUZZ_SET_BY   := environment command line
@@ -23,18 +29,26 @@ FUZZ_LDFLAGS  := $(FUZZ_CFLAGS) $(LIB_FUZZING_ENGINE)
 
 FUZZ_LIB_SRC  := $(sort $(filter-out harness/main.c harness/cli_%.c,$(wildcard harness/*.c)) \
                    $(wildcard reference/*.c) $(wildcard kernels/*.c))
-FUZZ_LIB_OBJ  := $(FUZZ_LIB_SRC:%.c=$(FUZZ_WORK)/%.o)
-FUZZ_INC      := -Ifuzz
-FUZZ_LDLIBS   := -lcjson -lm
+CJSON_PIN     := 1.7.15
+CJSON_DIR     := third_party/cjson
+FUZZ_LIB_OBJ  := $(FUZZ_LIB_SRC:%.c=$(FUZZ_WORK)/%.o) $(FUZZ_WORK)/$(CJSON_DIR)/cjson/cJSON.o
+FUZZ_INC      := -Ifuzz -I$(CJSON_DIR)
+FUZZ_LDLIBS   := -lm
+FUZZ_DEPS     := $(if $(filter $(FUZZ_SET_BY),$(origin CC)),,$(DEPS_FUZZ))
 
 .PHONY: libfuzzer fuzz-regress
 .SECONDARY: $(FUZZ_TARGETS:%=$(FUZZ_WORK)/fuzz/%.o) $(FUZZ_WORK)/libssfuzz-fuzz.a
 libfuzzer: $(FUZZ_TARGETS:%=$(FUZZ_OUT)/%) $(FUZZ_OUT)/fuzz_json.dict \
            $(patsubst fuzz/%,$(FUZZ_OUT)/%,$(wildcard fuzz/*.options))
 
-$(FUZZ_WORK)/%.o: %.c | $(DEPS_OK)
+$(FUZZ_WORK)/%.o: %.c | $(FUZZ_DEPS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(SS_CFLAGS) $(FUZZ_INC) $(FUZZ_CFLAGS) -c $< -o $@
+
+# Third-party code: the build's compiler and flags, not the project's warnings.
+$(FUZZ_WORK)/$(CJSON_DIR)/cjson/cJSON.o: $(CJSON_DIR)/cjson/cJSON.c $(CJSON_DIR)/cjson/cJSON.h | $(FUZZ_DEPS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -std=c99 $(FUZZ_CFLAGS) -c $< -o $@
 
 $(FUZZ_WORK)/libssfuzz-fuzz.a: $(FUZZ_LIB_OBJ)
 	@rm -f $@
