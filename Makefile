@@ -38,9 +38,10 @@ endif
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC  := $(sort $(wildcard tests/test_*.c))
 TEST_BIN  := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
-DEPS_OK   := build/.deps-build
-DEPS_TEST := build/.deps-test
-DEPS_FUZZ := build/.deps-fuzz
+DEPS_DIR  ?= build
+DEPS_OK   := $(DEPS_DIR)/.deps-build
+DEPS_TEST := $(DEPS_DIR)/.deps-test
+DEPS_FUZZ := $(DEPS_DIR)/.deps-fuzz
 
 # Quiet by default: one short line per step; `make V=1` shows full commands.
 ifeq ($(V),1)
@@ -55,7 +56,7 @@ endif
 all: $(BUILD)/ssfuzz
 
 deps: $(DEPS_OK)
-build/.deps-%: scripts/deps.sh
+$(DEPS_DIR)/.deps-%: scripts/deps.sh
 	@bash scripts/deps.sh $*
 	@mkdir -p $(dir $@) && touch $@
 # What only some tests need (libFuzzer, PyTorch, Chromium, workflow linters): installed when
