@@ -46,7 +46,7 @@ size=$(stat -c %s report.png 2>/dev/null || echo 0)
 dims=$(od -An -tu1 -j16 -N8 report.png 2>/dev/null | awk '{print $3*256+$4 "x" $7*256+$8}')
 if [ "$size" -gt 20000 ] && [ "$dims" = 1000x1100 ]; then
     pass "headless Chromium screenshot of the report ($dims, $size bytes)"
-    [ -n "${SS_KEEP_SCREENSHOT:-}" ] && cp report.png "$SS_KEEP_SCREENSHOT"
+    if [ -n "${SS_KEEP_SCREENSHOT:-}" ]; then cp report.png "$SS_KEEP_SCREENSHOT"; fi
 else
     fail "headless Chromium screenshot" "size $size, dims $dims: $(tail -3 chromium.err)"
 fi
