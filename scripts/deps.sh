@@ -10,7 +10,7 @@
 #   fuzz     clang, libclang-rt-dev (libFuzzer runtime)        (`make libfuzzer`)
 #   torch    python3-torch, python3-numpy; none with SS_NO_TORCH=1 (PyTorch cross-check)
 #   browser  chromium                                          (the HTML report's screenshot test)
-#   lint     python3-yaml; check-jsonschema and zizmor from PyPI into build/tools/lint
+#   lint     python3-yaml, python3-venv; check-jsonschema and zizmor from PyPI into build/tools/lint
 #   all      every group (.ci/run)
 # --optional: a group that cannot be installed is reported and skipped (exit 0); the tests
 # that need it then skip with the reason. Without it such a failure exits 1.
@@ -42,7 +42,9 @@ missing_debs() {
                echo python3-torch; echo python3-numpy
            fi ;;
     browser) have_cmd chromium || echo chromium ;;
-    lint)  /usr/bin/python3 -c 'import yaml' >/dev/null 2>&1 || echo python3-yaml ;;
+    lint)  /usr/bin/python3 -c 'import yaml' >/dev/null 2>&1 || echo python3-yaml
+           # the PyPI tools go into a virtual environment: Debian's python3 needs python3-venv
+           python3 -c 'import ensurepip' >/dev/null 2>&1 || echo python3-venv ;;
     *) echo "deps: unknown group '$1'" >&2; return 2 ;;
     esac
 }
