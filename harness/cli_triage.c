@@ -173,9 +173,10 @@ static void print_lists(const ss_triage *t, const ss_night *n, const char *ledge
             printf("%-9s %s  %s%s%s%s%s\n", ss_triage_class_name(it->cls), it->signature, it->reproducer,
                    it->first_seen[0] ? "  since " : "", it->first_seen, it->detail[0] ? "  " : "", it->detail);
         }
-    printf("triage: %zu new, %zu regressed, %zu known, %zu fixed, %zu unchecked (ledger %s) -> exit %d: %s\n",
-           t->count[SS_TRIAGE_NEW], t->count[SS_TRIAGE_REGRESSED], t->count[SS_TRIAGE_KNOWN],
-           t->count[SS_TRIAGE_FIXED], t->count[SS_TRIAGE_UNCHECKED], ledger, n->exit_code, n->verdict);
+    printf("triage: %zu new, %zu regressed, %zu known, %zu fixed, %zu unchecked, %zu still fixed (ledger %s) "
+           "-> exit %d: %s\n", t->count[SS_TRIAGE_NEW], t->count[SS_TRIAGE_REGRESSED], t->count[SS_TRIAGE_KNOWN],
+           t->count[SS_TRIAGE_FIXED], t->count[SS_TRIAGE_UNCHECKED], t->count[SS_TRIAGE_CLOSED], ledger,
+           n->exit_code, n->verdict);
 }
 
 static int outputs(args *a, ss_triage *t, ss_error *err) {
