@@ -1,7 +1,9 @@
 # ssfuzz - differential tester and fuzzer for in-place slice_scatter kernels.
 # `make` builds build/ssfuzz; `make fuzz` runs the default campaign; `make test`
-# runs every test (normal and ASan+UBSan builds). Dependencies are installed by
-# scripts/deps.sh, which every build runs first (it is quick when nothing is missing).
+# runs every test (normal and ASan+UBSan builds). Dependencies are installed by need
+# (scripts/deps.sh GROUP): `make` needs only a C compiler and cJSON; the test, fuzz,
+# PyTorch, browser and lint packages come with the targets that use them. Each group's
+# check is offline and quick when its packages are present.
 
 BUILD     ?= build
 CC        ?= cc
@@ -36,7 +38,10 @@ endif
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/ss_torch_worker_py.o
 TEST_SRC  := $(sort $(wildcard tests/test_*.c))
 TEST_BIN  := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
-DEPS_OK   := build/.deps-ok
+DEPS_DIR  ?= build
+DEPS_OK   := $(DEPS_DIR)/.deps-build
+DEPS_TEST := $(DEPS_DIR)/.deps-test
+DEPS_FUZZ := $(DEPS_DIR)/.deps-fuzz
 
 # Quiet by default: one short line per step; `make V=1` shows full commands.
 ifeq ($(V),1)
@@ -47,13 +52,17 @@ Q := @
 say = @printf '  %-6s %s\n' $(1) $(2)
 endif
 
-.PHONY: all deps test test-unit fuzz regress libfuzzer bench bench-mutants clean nvcc-note torch-env
+.PHONY: all deps deps-optional test test-unit fuzz regress libfuzzer bench bench-mutants clean nvcc-note torch-env
 all: $(BUILD)/ssfuzz
 
 deps: $(DEPS_OK)
-$(DEPS_OK): scripts/deps.sh
-	@bash scripts/deps.sh
+$(DEPS_DIR)/.deps-%: scripts/deps.sh
+	@bash scripts/deps.sh $*
 	@mkdir -p $(dir $@) && touch $@
+# What only some tests need (libFuzzer, PyTorch, Chromium, workflow linters): installed when
+# possible; a test whose tool is missing skips and says which package it lacks.
+deps-optional:
+	@bash scripts/deps.sh --optional fuzz torch browser lint
 
 nvcc-note:
 ifeq ($(NVCC),)
@@ -94,7 +103,7 @@ $(BUILD)/ssfuzz: $(BUILD)/harness/main.o $(LIB_OBJ) $(CU_OBJ) | nvcc-note
 	$(call say,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/tests/%: tests/%.c $(BUILD)/libssfuzz.a
+$(BUILD)/tests/%: tests/%.c $(BUILD)/libssfuzz.a | $(DEPS_TEST)
 	@mkdir -p $(dir $@)
 	$(call say,TEST,$@)
 	$(Q)$(CC) $(SS_CFLAGS) $(CFLAGS) -Itests -o $@ $< $(BUILD)/libssfuzz.a $(LDLIBS) -lcmocka
@@ -103,7 +112,7 @@ test-unit: $(BUILD)/ssfuzz $(TEST_BIN)
 
 # The README's test command: unit tests (normal and sanitized), corpus replay,
 # hostile inputs, the PyTorch cross-check; ends with "N passed, N failed".
-test: $(DEPS_OK)
+test: $(DEPS_OK) $(DEPS_TEST) deps-optional
 	@bash scripts/run-tests.sh
 
 fuzz: $(BUILD)/ssfuzz

@@ -69,6 +69,22 @@ static int default_targets(ss_fuzz_config *cfg) {
     return cfg->n_targets ? 0 : -1;
 }
 
+/* The aliasing kinds the campaign covered: its first cases regenerated from (seed, index),
+ * which is cheap (about 0.6 us a case); jobs split the same index space. */
+#define ALIAS_SAMPLE_MAX 1000000u
+static void sample_aliasing(const ss_fuzz_config *cfg, ss_summary *s) {
+    ss_case c;
+    ss_case_init(&c);
+    const uint64_t n = s->cases < ALIAS_SAMPLE_MAX ? s->cases : ALIAS_SAMPLE_MAX;
+    for (uint64_t i = 0; i < n; i++) {
+        ss_alias_kind k;
+        if (ss_gen_case(&cfg->gen, cfg->seed, i, &c, &k)) break;
+        if ((unsigned)k < sizeof s->alias_kinds / sizeof s->alias_kinds[0]) s->alias_kinds[k]++;
+        s->alias_sampled++;
+    }
+    ss_case_free(&c);
+}
+
 static void print_summary(const ss_fuzz_config *cfg, const ss_summary *s, FILE *f) {
     fprintf(f, "fuzz: %llu cases in %.1f s (%.0f cases/s), %ld finding%s in %zu signature%s; "
                "stopped by %s\n",
@@ -259,6 +275,7 @@ int ss_cmd_fuzz(int argc, char **argv) {
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
 
+    sample_aliasing(&cfg, &sum);
     print_summary(&cfg, &sum, stdout);
     if (ss_summary_write(out, &sum, &err))
         fprintf(stderr, "ssfuzz fuzz: cannot write the summary: %s: %s\n", err.field, err.msg);

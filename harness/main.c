@@ -26,6 +26,7 @@ static const command commands[] = {
     {"explain", ss_cmd_explain, "show a case's plan, overlap class and memory map"},
     {"export", ss_cmd_export, "print a standalone PyTorch script for a case (--torch)"},
     {"targets", ss_cmd_targets, "list targets and whether each can run here"},
+    {"triage", ss_cmd_triage, "classify findings against the ledger: new, known, fixed (nightly)"},
 };
 
 static void usage(FILE *f) {

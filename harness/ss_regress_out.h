@@ -10,6 +10,8 @@
 #include "ss_compare.h"
 #include "ss_error.h"
 
+struct cJSON;
+
 typedef enum ss_check_status {
     SS_CHECK_HELD = 0,       /* the expectation holds */
     SS_CHECK_FAILED,         /* it does not: a regression */
@@ -56,5 +58,10 @@ void ss_diff_logical(const ss_diff *d, int ndim, char *out, size_t n);
 
 int ss_junit_write(const char *path, const ss_check_list *l, double total_seconds, ss_error *err);
 int ss_sarif_write(const char *path, const ss_check_list *l, ss_error *err);
+/* The SARIF document ss_sarif_write writes (l may be NULL: no results), for callers
+ * that add results of their own (triage); NULL out of memory. */
+struct cJSON *ss_sarif_document(const ss_check_list *l);
+/* A path as a relative URI reference (RFC 3986 unreserved and '/' kept, the rest %XX). */
+void ss_sarif_uri(const char *path, char *out, size_t n);
 
 #endif

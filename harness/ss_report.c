@@ -9,6 +9,8 @@
 #include "ss_files.h"
 #include "ss_plan_build.h"
 #include "ss_report.h"
+#include "ss_gen.h"
+#include "ss_summary_merge.h"
 #include "ss_torch.h"
 
 static const char *const dtype_short[SS_DTYPE_COUNT] = {
@@ -193,14 +195,23 @@ void ss_summary_free(ss_summary *s) {
     s->n = s->cap = 0;
 }
 
+/* {"separate": n, ...}: the aliasing kinds the campaign generated (sampled). */
+static int add_aliasing(cJSON *root, const ss_summary *s) {
+    if (!s->alias_sampled) return 1;
+    cJSON *a = cJSON_AddObjectToObject(root, "aliasing"), *k;
+    if (!a || !cJSON_AddNumberToObject(a, "sampled_cases", (double)s->alias_sampled) ||
+        !(k = cJSON_AddObjectToObject(a, "kinds")))
+        return 0;
+    for (int i = 0; i < SS_ALIAS_KIND_COUNT && i < 16; i++)
+        if (!cJSON_AddNumberToObject(k, ss_alias_kind_name((ss_alias_kind)i), (double)s->alias_kinds[i])) return 0;
+    return 1;
+}
+
 int ss_summary_write(const char *dir, const ss_summary *s, ss_error *err) {
     cJSON *root = cJSON_CreateObject(), *arr;
-    char num[32], path[4096];
+    char num[32];
     snprintf(num, sizeof num, "%llu", (unsigned long long)s->seed);
-    int ok = root && cJSON_AddStringToObject(root, "format", "ssfuzz-summary") &&
-             cJSON_AddNumberToObject(root, "version", 1) &&
-             cJSON_AddStringToObject(root, "tool_version", SS_VERSION) &&
-             cJSON_AddStringToObject(root, "seed", num) &&
+    int ok = root && cJSON_AddStringToObject(root, "seed", num) &&
              cJSON_AddStringToObject(root, "targets", s->targets) &&
              cJSON_AddStringToObject(root, "schedule", s->schedule ? s->schedule : "all") &&
              cJSON_AddNumberToObject(root, "cases", (double)s->cases) &&
@@ -210,6 +221,7 @@ int ss_summary_write(const char *dir, const ss_summary *s, ss_error *err) {
              cJSON_AddNumberToObject(root, "skipped", (double)s->skipped) &&
              cJSON_AddNumberToObject(root, "refused", (double)s->refused) &&
              cJSON_AddStringToObject(root, "stopped_by", s->stopped_by ? s->stopped_by : "time") &&
+             add_aliasing(root, s) &&
              (arr = cJSON_AddArrayToObject(root, "findings"));
     for (size_t i = 0; ok && i < s->n; i++) {
         const ss_summary_sig *g = &s->sigs[i];
@@ -221,13 +233,9 @@ int ss_summary_write(const char *dir, const ss_summary *s, ss_error *err) {
              cJSON_AddNumberToObject(o, "new_reproducers", (double)g->reproducers) &&
              cJSON_AddStringToObject(o, "reproducer", g->first_file);
     }
-    char *text = ok ? cJSON_Print(root) : NULL;
-    cJSON_Delete(root);
-    if (!text) return ss_fail(err, dir, "out of memory writing the summary");
-    snprintf(path, sizeof path, "%s/summary.json", dir);
-    size_t len = strlen(text);
-    text[len] = '\n';   /* cJSON_Print's terminator becomes the final newline */
-    const int rc = ss_write_atomic(path, text, len + 1, err);
-    free(text);
-    return rc;
+    if (!ok) {
+        cJSON_Delete(root);
+        return ss_fail(err, dir, "out of memory writing the summary");
+    }
+    return ss_summary_merge_write(dir, root, err);
 }

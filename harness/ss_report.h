@@ -71,6 +71,9 @@ typedef struct ss_summary {
     long refused;              /* runs a target refused (its own safety error): not findings */
     ss_summary_sig *sigs;
     size_t n, cap;
+    /* Cases per aliasing kind (ss_alias_kind) among the first alias_sampled indices. */
+    uint64_t alias_sampled;
+    long alias_kinds[16];
 } ss_summary;
 
 /* Counts one hit; `file` (may be NULL or "") is its reproducer, `is_new` 1
@@ -79,7 +82,8 @@ int ss_summary_add(ss_summary *s, const char *kind, const char *target, const ch
                    const char *file, int is_new);
 long ss_summary_hits(const ss_summary *s);
 void ss_summary_free(ss_summary *s);
-/* summary.json in dir, written atomically. */
+/* Adds this campaign to summary.json in dir (atomic; concurrent campaigns merge,
+ * see ss_summary_merge.h). */
 int ss_summary_write(const char *dir, const ss_summary *s, ss_error *err);
 
 #endif

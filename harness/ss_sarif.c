@@ -37,7 +37,7 @@ static cJSON *add_text(cJSON *parent, const char *key, const char *text) {
 
 /* A path as a relative URI reference: RFC 3986 unreserved characters and '/'
  * pass, every other byte is percent-encoded. */
-static void uri_of(const char *path, char *out, size_t n) {
+void ss_sarif_uri(const char *path, char *out, size_t n) {
     static const char hex[] = "0123456789ABCDEF";
     size_t o = 0;
     for (const unsigned char *p = (const unsigned char *)path; *p && o + 4 < n; p++) {
@@ -82,7 +82,7 @@ static cJSON *result(const ss_check_record *c) {
     snprintf(msg, sizeof msg, "%s: %s", c->target, c->message);
     add_text(r, "message", msg);
     cJSON *phys = cJSON_CreateObject();
-    uri_of(c->case_path, clean, sizeof clean);
+    ss_sarif_uri(c->case_path, clean, sizeof clean);
     cJSON_AddStringToObject(cJSON_AddObjectToObject(phys, "artifactLocation"), "uri", clean);
     cJSON_AddNumberToObject(cJSON_AddObjectToObject(phys, "region"), "startLine", 1);
     cJSON *loc = cJSON_CreateObject();
@@ -111,19 +111,24 @@ static cJSON *result(const ss_check_record *c) {
     return r;
 }
 
-int ss_sarif_write(const char *path, const ss_check_list *l, ss_error *err) {
+cJSON *ss_sarif_document(const ss_check_list *l) {
     cJSON *root = cJSON_CreateObject();
-    if (!root) return ss_fail(err, path, "out of memory");
+    if (!root) return NULL;
     cJSON_AddStringToObject(root, "$schema", "https://json.schemastore.org/sarif-2.1.0.json");
     cJSON_AddStringToObject(root, "version", "2.1.0");
     cJSON *run = cJSON_CreateObject();
     cJSON_AddItemToArray(cJSON_AddArrayToObject(root, "runs"), run);
     cJSON_AddItemToObject(cJSON_AddObjectToObject(run, "tool"), "driver", driver());
     cJSON *results = cJSON_AddArrayToObject(run, "results");
-    for (size_t i = 0; i < l->n; i++)
+    for (size_t i = 0; l && i < l->n; i++)
         if (l->r[i].status == SS_CHECK_FAILED || l->r[i].status == SS_CHECK_ERROR)
             cJSON_AddItemToArray(results, result(&l->r[i]));
-    char *text = cJSON_Print(root);
+    return root;
+}
+
+int ss_sarif_write(const char *path, const ss_check_list *l, ss_error *err) {
+    cJSON *root = ss_sarif_document(l);
+    char *text = root ? cJSON_Print(root) : NULL;
     cJSON_Delete(root);
     if (!text) return ss_fail(err, path, "out of memory");
     const int rc = ss_write_atomic(path, text, strlen(text), err);

@@ -1,31 +1,98 @@
 #!/usr/bin/env bash
-# Installs, from Debian's packages, whatever ssfuzz needs and this machine lacks:
-# cJSON, cmocka (tests), clang with its libFuzzer runtime, and PyTorch for the
-# cross-check (skip that one with SS_NO_TORCH=1). Quiet and quick when all is there.
-set -euo pipefail
+# Installs what one job needs and this machine lacks, by group; touches the network only
+# when something is missing, and names each missing package when it cannot install it.
+#
+#   scripts/deps.sh [--optional] GROUP...
+#
+# Groups (Debian packages unless noted):
+#   build    make, a C compiler, libcjson-dev                  (`make`, build/ssfuzz)
+#   test     libcmocka-dev                                     (`make test-unit`, `make test`)
+#   fuzz     clang, libclang-rt-dev (libFuzzer runtime)        (`make libfuzzer`)
+#   torch    python3-torch, python3-numpy; none with SS_NO_TORCH=1 (PyTorch cross-check)
+#   browser  chromium                                          (the HTML report's screenshot test)
+#   lint     python3-yaml, python3-venv; check-jsonschema and zizmor from PyPI into build/tools/lint
+#   all      every group (.ci/run)
+# --optional: a group that cannot be installed is reported and skipped (exit 0); the tests
+# that need it then skip with the reason. Without it such a failure exits 1.
+set -uo pipefail
+cd "$(dirname "$0")/.."
 
-missing=()
-have_header() { [ -e "/usr/include/$1" ]; }
-have_header cjson/cJSON.h || missing+=(libcjson-dev)
-have_header cmocka.h      || missing+=(libcmocka-dev)
-command -v clang >/dev/null 2>&1 || missing+=(clang)
-ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 \
-    || missing+=(libclang-rt-dev)
-command -v make >/dev/null 2>&1 || missing+=(make)
-if [ "${SS_NO_TORCH:-0}" != 1 ] && ! /usr/bin/python3 -c 'import torch' >/dev/null 2>&1; then
-    missing+=(python3-torch python3-numpy)
-fi
+optional=0
+[ "${1:-}" = --optional ] && { optional=1; shift; }
+[ $# -gt 0 ] || { echo "usage: scripts/deps.sh [--optional] build|test|fuzz|torch|browser|lint|all..." >&2; exit 2; }
+groups=("$@")
+[ "${groups[*]}" = all ] && groups=(build test fuzz torch browser lint)
 
-[ ${#missing[@]} -eq 0 ] && exit 0
+LINT_VENV=build/tools/lint
+INCLUDE=${SS_DEPS_INCLUDE:-/usr/include}   # tests point this at an empty directory
+have_header() { [ -e "$INCLUDE/$1" ]; }
+have_cmd() { command -v "$1" >/dev/null 2>&1; }
+have_libfuzzer_rt() { ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; }
 
-echo "deps: installing ${missing[*]}"
-sudo=""
-if [ "$(id -u)" != 0 ]; then
-    if command -v sudo >/dev/null 2>&1; then sudo="sudo"; else
-        echo "deps: need root to run: apt-get install ${missing[*]}" >&2; exit 1
+# Debian packages a group lacks, one per line.
+missing_debs() {
+    case "$1" in
+    build) have_cmd make || echo make
+           have_cmd cc || echo gcc
+           have_header cjson/cJSON.h || echo libcjson-dev ;;
+    test)  have_header cmocka.h || echo libcmocka-dev ;;
+    fuzz)  have_cmd clang || echo clang
+           have_libfuzzer_rt || echo libclang-rt-dev ;;
+    torch) if [ "${SS_NO_TORCH:-0}" != 1 ] && ! /usr/bin/python3 -c 'import torch' >/dev/null 2>&1; then
+               echo python3-torch; echo python3-numpy
+           fi ;;
+    browser) have_cmd chromium || echo chromium ;;
+    lint)  /usr/bin/python3 -c 'import yaml' >/dev/null 2>&1 || echo python3-yaml
+           # the PyPI tools go into a virtual environment: Debian's python3 needs python3-venv
+           python3 -c 'import ensurepip' >/dev/null 2>&1 || echo python3-venv ;;
+    *) echo "deps: unknown group '$1'" >&2; return 2 ;;
+    esac
+}
+
+as_root() {
+    if [ "$(id -u)" = 0 ]; then "$@"
+    elif have_cmd sudo; then sudo "$@"
+    else echo "deps: need root for: $*" >&2; return 1; fi
+}
+
+apt_install() {   # packages...
+    export DEBIAN_FRONTEND=noninteractive
+    # The package lists may be current enough already: try without the network first.
+    as_root apt-get install -y -qq --no-install-recommends "$@" >/dev/null 2>&1 && return 0
+    as_root apt-get update -qq >/dev/null 2>&1 || true
+    as_root apt-get install -y -qq --no-install-recommends "$@" >/dev/null 2>&1
+}
+
+# PyPI tools for `lint`, in a private virtual environment (never the system Python).
+lint_pypi() {
+    [ -x "$LINT_VENV/bin/check-jsonschema" ] && [ -x "$LINT_VENV/bin/zizmor" ] && return 0
+    local py
+    py=$(command -v python3) || { echo "deps: lint: python3 is missing (Debian: python3, python3-venv)" >&2; return 1; }
+    echo "deps: installing check-jsonschema zizmor (PyPI) into $LINT_VENV"
+    { "$py" -m venv "$LINT_VENV" && "$LINT_VENV/bin/pip" install -q check-jsonschema zizmor; } >/dev/null 2>&1 || {
+        echo "deps: cannot install PyPI packages check-jsonschema, zizmor into $LINT_VENV (offline? no python3-venv?)" >&2
+        return 1
+    }
+}
+
+status=0
+for g in "${groups[@]}"; do
+    debs=$(missing_debs "$g") || exit 2
+    ok=1
+    if [ -n "$debs" ]; then
+        # shellcheck disable=SC2086
+        list=$(echo $debs)
+        echo "deps: $g: installing $list"
+        if ! apt_install $debs; then
+            left=$(missing_debs "$g" | tr '\n' ' ')
+            echo "deps: $g: missing package(s): ${left:-$list}(apt-get install failed: no network or no root?)" >&2
+            ok=0
+        fi
     fi
-fi
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-echo "deps: done"
+    [ "$g" = lint ] && [ "$ok" = 1 ] && { lint_pypi || ok=0; }
+    if [ "$ok" = 0 ]; then
+        if [ "$optional" = 1 ]; then echo "deps: $g: skipped; the tests that need it will say so" >&2
+        else status=1; fi
+    fi
+done
+exit $status

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# The drop-in CI files: .github/workflows/nightly.yml and ci/gitlab-nightly.yml parse as
+# YAML, carry what the README promises (schedule, nightly script, SARIF permission, uploads
+# that run on failure, build cache, JUnit reports), validate against the workflow schemas
+# (check-jsonschema, vendored SchemaStore schemas) and pass zizmor's audits (offline).
+# Each tool that is missing skips its checks with the package to install.
+set -u
+cd "$(dirname "$0")/../.."
+. "$(dirname "$0")/lib/common.sh"
+gh=.github/workflows/nightly.yml gl=ci/gitlab-nightly.yml
+LINT=build/tools/lint/bin
+
+if ! /usr/bin/python3 -c 'import yaml' 2>/dev/null; then
+    echo "skip workflow YAML checks: python3-yaml not installed (scripts/deps.sh lint)"
+else
+    /usr/bin/python3 - "$gh" "$gl" >"$tmp/py.out" 2>&1 <<'PY'
+import sys, yaml
+gh, gl = (yaml.safe_load(open(p)) for p in sys.argv[1:3])
+def check(name, cond):
+    print(("ok " if cond else "not ok ") + name)
+on = gh.get(True, gh.get("on"))   # YAML 1.1 reads the key `on` as True
+check("github: scheduled", bool(on and on.get("schedule") and on["schedule"][0].get("cron")))
+job = gh["jobs"]["nightly"]
+steps = job["steps"]
+runs = " ".join(s.get("run", "") for s in steps)
+check("github: runs scripts/nightly.sh", "scripts/nightly.sh" in runs)
+check("github: security-events: write", job.get("permissions", {}).get("security-events") == "write")
+uses = {s.get("uses", "").split("@")[0]: s for s in steps if "uses" in s}
+sarif = uses.get("github/codeql-action/upload-sarif")
+check("github: SARIF upload runs on failure", bool(sarif) and "always()" in str(sarif.get("if", ""))
+      and sarif["with"]["sarif_file"].endswith("nightly.sarif"))
+art = uses.get("actions/upload-artifact")
+check("github: artifacts (JUnit, reports) upload on failure", bool(art) and "always()" in str(art.get("if", ""))
+      and "reports/nightly" in art["with"]["path"])
+check("github: build cached", any(s.get("uses", "").startswith("actions/cache@") and s["with"]["path"] == "build"
+                                  for s in steps))
+j = gl["ssfuzz-nightly"]
+check("gitlab: runs scripts/nightly.sh", any("scripts/nightly.sh" in s for s in j["script"]))
+check("gitlab: artifacts on failure with JUnit", j["artifacts"]["when"] == "always"
+      and any(p.endswith("findings.xml") for p in j["artifacts"]["reports"]["junit"]))
+PY
+    cat "$tmp/py.out"
+    grep -q '^ok \|^not ok ' "$tmp/py.out" || fail "workflow YAML parses" "$(tail -3 "$tmp/py.out")"
+fi
+
+if [ ! -x "$LINT/check-jsonschema" ]; then
+    echo "skip workflow schemas: check-jsonschema not installed (PyPI; scripts/deps.sh lint)"
+else
+    for pair in "$gh:vendor.github-workflows" "$gl:vendor.gitlab-ci"; do
+        f=${pair%%:*} schema=${pair#*:}
+        if "$LINT/check-jsonschema" --builtin-schema "$schema" "$f" >"$tmp/cj.out" 2>&1; then pass "$f matches $schema"
+        else fail "$f matches $schema" "$(tail -5 "$tmp/cj.out" | tr '\n' ' ')"; fi
+    done
+fi
+
+if [ ! -x "$LINT/zizmor" ]; then
+    echo "skip zizmor audit: zizmor not installed (PyPI; scripts/deps.sh lint)"
+elif "$LINT/zizmor" --offline --config .github/zizmor.yml "$gh" >"$tmp/z.out" 2>&1; then
+    pass "zizmor --offline $gh: no findings"
+else
+    fail "zizmor --offline $gh" "$(grep -E '^(error|warning)' "$tmp/z.out" | sort | uniq -c | tr '\n' ' ')"
+fi
