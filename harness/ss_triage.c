@@ -92,10 +92,9 @@ static void recheck_child(int fd, const char *path, const ss_target *tg, const c
     ss_replay_opts_init(&o);
     o.targets[0] = tg;
     o.n_targets = 1;
-    ss_schedule s;
-    if (tg->scheduled && schedule[0] && ss_schedule_from_name(schedule, &s) == 0) {
+    if (tg->scheduled && schedule[0] && ss_target_schedule_index(tg, schedule) >= 0) {
         o.all_schedules = 0;
-        o.schedule = s;
+        snprintf(o.schedule, sizeof o.schedule, "%s", schedule);
     }
     if (why) {
         snprintf(line, sizeof line, "%s unavailable here: %s", tg->name, why);
