@@ -94,6 +94,20 @@ if step bench-gpu-build 90 make -s build/bench/bench_gpu; then
 fi
 # ------------------------------------------------------------------------------
 
+# ---- the torch engine on the GPU: a short campaign per compile-cuda spelling --
+# The device image's python3 (a venv with torch + Triton) is found on PATH, or
+# set SSFUZZ_PYTHON. Findings here are PyTorch's, so they are reported, not failed.
+echo "== torch:*-cuda (short campaigns)"
+if $SSFUZZ targets 2>/dev/null | grep -q '^torch:compile-cuda:setitem .*available$'; then
+    for sp in setitem-clone scatter-return setitem; do
+        step "torch-compile-cuda-$sp" 60 $SSFUZZ fuzz -t "torch:compile-cuda:$sp" -t "torch:eager-cuda:$sp" \
+            --seed 1 --time 40 --minimize-time 10 -q -o "$LOG/torch-$sp"
+        [ $? = 1 ] && { failed=("${failed[@]:0:${#failed[@]}-1}"); ok+=("torch-compile-cuda-$sp (findings)"); }
+    done
+else
+    echo "   skipped: $($SSFUZZ targets 2>/dev/null | grep '^torch:compile-cuda:setitem ' | cut -c38-)"
+fi
+
 echo "== summary ($(( $(date +%s) - START ))s; logs in $LOG)"
 echo "${#ok[@]} passed, ${#failed[@]} failed"
 for f in "${failed[@]}"; do echo "   FAILED $f"; done
