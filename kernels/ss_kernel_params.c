@@ -40,12 +40,28 @@ int ss_kslice(const ss_view *base, const ss_op *op, ss_kernel_id k, ss_view *out
     if (e < s) e = s;
     copy_view_bytes(out, base);
     out->sizes[dim] = (e - s) / op->step + ((e - s) % op->step != 0);
-    /* s <= size and s * stride stays inside the validated view; the unclamped
-     * end may give a huge length, which the launch range check refuses. */
-    out->offset = (k == SS_KERNEL_MUT_IGNORE_OFFSET ? 0 : base->offset) + s * base->strides[dim];
-    if (k != SS_KERNEL_MUT_STEP_IGNORED && out->sizes[dim] > 1)
-        out->strides[dim] = base->strides[dim] * op->step;
+    if (k == SS_KERNEL_MUT_IGNORE_OFFSET) out->offset = 0;
+    /* s <= size, and for a non-empty slice s * stride stays inside the
+     * validated view. An empty view's other sizes, strides and offset may
+     * each be near 2^53: there an overflowing offset or stride is left as the
+     * base's (the slice touches nothing). The unclamped end may give a huge
+     * length, which the launch range check refuses. */
+    int empty = 0;
+    for (int d = 0; d < ndim; d++) empty |= out->sizes[d] == 0;
+    int64_t shift, off, stride;
+    if (!__builtin_mul_overflow(s, base->strides[dim], &shift) &&
+        !__builtin_add_overflow(out->offset, shift, &off))
+        out->offset = off;
+    else if (!empty)
+        goto overflow;
+    if (k != SS_KERNEL_MUT_STEP_IGNORED && out->sizes[dim] > 1) {
+        if (!__builtin_mul_overflow(base->strides[dim], op->step, &stride)) out->strides[dim] = stride;
+        else if (!empty) goto overflow;
+    }
     return 0;
+overflow:
+    snprintf(why, why_len, "kernel: slice offset or stride overflows");
+    return -1;
 }
 
 /* Offsets within this many elements of the view's first one are tracked in a
@@ -229,10 +245,18 @@ static int check_access(const char *what, int64_t off, int64_t n, span s, int el
  * dims to walk, same row-major order of work items. */
 static void coalesce(ss_klaunch *L) {
     int m = 0;
+    if (L->n == 0) {   /* nothing to walk; an empty view's dims may be huge */
+        L->ndim = 1;
+        L->sizes[0] = 0;
+        L->src_strides[0] = L->dst_strides[0] = 0;
+        return;
+    }
     for (int d = 0; d < L->ndim; d++) {
+        int64_t ss, ds;   /* a non-empty launch's products are bounded by its checked spans */
         if (L->sizes[d] == 1) continue;
-        if (m > 0 && L->src_strides[m - 1] == L->src_strides[d] * L->sizes[d] &&
-            L->dst_strides[m - 1] == L->dst_strides[d] * L->sizes[d]) {
+        if (m > 0 && !__builtin_mul_overflow(L->src_strides[d], L->sizes[d], &ss) &&
+            !__builtin_mul_overflow(L->dst_strides[d], L->sizes[d], &ds) &&
+            L->src_strides[m - 1] == ss && L->dst_strides[m - 1] == ds) {
             L->sizes[m - 1] *= L->sizes[d];
             L->src_strides[m - 1] = L->src_strides[d];
             L->dst_strides[m - 1] = L->dst_strides[d];
