@@ -99,3 +99,12 @@ else
 fi
 # --target with a mutant the case does not name: skipped, exit 0.
 expect_rc "mutant not named by expect is skipped" 0 "$SSFUZZ" regress corpus/kv-cache-separate.json --target emu:mut-step-ignored --target emu:reinplace
+
+# JUnit stays well-formed XML when a file name holds U+FFFE / U+FFFF (valid
+# UTF-8, but not XML characters): they become U+FFFD.
+mkdir -p "$tmp/nonchar"
+cp corpus/shift-right-1d.json "$tmp/nonchar/a$(printf '\xef\xbf\xbe')b$(printf '\xef\xbf\xbf').json"
+"$SSFUZZ" regress -q "$tmp/nonchar" --junit "$tmp/nonchar.xml" >/dev/null 2>&1
+if python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' "$tmp/nonchar.xml" 2>"$tmp/err"
+then pass "junit with U+FFFE/U+FFFF in a file name is well-formed XML"
+else fail "junit with U+FFFE/U+FFFF in a file name is well-formed XML" "$(tail -1 "$tmp/err")"; fi
