@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <cjson/cJSON.h>
 #include "ss_case.h"
+#include "ss_files.h"
 #include "ss_json_scan.h"
 
 #define FORMAT_NAME "ssfuzz-case"
@@ -531,7 +532,7 @@ int ss_case_save_atomic(const char *path, const ss_case *c, ss_error *err) {
     const int fd = mkstemp(tmp);
     if (fd >= 0) {
         if (write_all(fd, text, strlen(text)) != 0) what = "write";
-        else if (fchmod(fd, 0644) != 0) what = "chmod";   /* mkstemp made it 0600 */
+        else if (fchmod(fd, ss_file_mode()) != 0) what = "chmod";   /* mkstemp made it 0600 */
         else if (fsync(fd) != 0) what = "fsync";
         else rc = 0;
         const int saved = errno;
