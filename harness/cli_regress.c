@@ -54,6 +54,13 @@ static void invalid(regress *g, const char *path, const ss_error *err) {
     record(g, path, "(case)", NULL, SS_CHECK_ERROR, 0, "invalid-case", msg, NULL, 0);
 }
 
+/* Does the expect block name t (in agree or fail)? */
+static int named(const ss_expect *x, const ss_target *t) {
+    for (size_t i = 0; i < x->n; i++)
+        if (x->e[i].target == t) return 1;
+    return 0;
+}
+
 /* Targets to run on this case, and the expectation of each; skips are recorded. */
 static size_t choose(regress *g, const char *path, const ss_expect *x, const ss_target **run) {
     size_t n = 0;
@@ -69,7 +76,9 @@ static size_t choose(regress *g, const char *path, const ss_expect *x, const ss_
             continue;
         }
         if (why) {
-            if (!g->n_requested && !t->mutant) continue;   /* e.g. cuda:* on a machine without a GPU */
+            /* e.g. cuda:* on a machine without a GPU: left out of the default
+             * set, unless the case's expect block names it (then it is a skip) */
+            if (!g->n_requested && !t->mutant && !named(x, t)) continue;
             char msg[300];
             snprintf(msg, sizeof msg, "unavailable: %s", why);
             record(g, path, t->name, NULL, SS_CHECK_SKIPPED, 0, "", msg, NULL, 0);
