@@ -41,3 +41,20 @@ for args in "replay --dump '' $c" "fuzz --out '' --cases 1 --target emu:reinplac
     if [ "$rc" = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && grep -q "must not be empty" "$tmp/err"; then pass "empty dir: $args"
     else fail "empty dir: $args" "exit $rc: $(head -c 200 "$tmp/err")"; fi
 done
+
+# A reproducer's meta.schedule_seed: a decimal string is taken exactly; an
+# old inexact double is refused (it used to fall back to seed 1 silently).
+for seed in '"18446744073709551615"' '1.8446744073709552e19'; do
+    python3 - "$tmp/seed.json" "$seed" <<'PY'
+import json, sys
+c = json.load(open("corpus/shift-right-1d.json"))
+c["meta"] = {"target": "emu:mut-alias-unchecked", "schedule": "random", "schedule_seed": json.loads(sys.argv[2])}
+json.dump(c, open(sys.argv[1], "w"))
+PY
+    "$SSFUZZ" minimize --target emu:mut-alias-unchecked "$tmp/seed.json" -o "$tmp/seed-min.json" >"$tmp/out" 2>"$tmp/err"; rc=$?
+    case $seed in
+    \"*) [ "$rc" != 2 ] && pass "meta.schedule_seed as a string is taken" || fail "meta.schedule_seed as a string is taken" "$(head -1 "$tmp/err")";;
+    *) [ "$rc" = 2 ] && grep -q "meta.schedule_seed" "$tmp/err" && pass "an inexact meta.schedule_seed is refused" ||
+           fail "an inexact meta.schedule_seed is refused" "exit $rc";;
+    esac
+done
