@@ -356,7 +356,7 @@ int ss_case_load(const char *path, ss_case *out, ss_error *err) {
     ss_case_init(out);
     FILE *f = fopen(path, "rb");
     if (!f) return ss_fail(err, "(file)", "%s: cannot open: %s", path, strerror(errno));
-    struct stat st;
+    struct stat st = {0};
     if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
         fclose(f);
         return ss_fail(err, "(file)", "%s: is a directory", path);
@@ -371,7 +371,10 @@ int ss_case_load(const char *path, ss_case *out, ss_error *err) {
     while (status == READ_OK) {
         if (len == cap) {
             if (len > SS_MAX_CASE_FILE_BYTES) { status = READ_TOO_BIG; break; }
-            size_t ncap = cap ? cap * 2 : (size_t)1 << 16;
+            /* a regular file's size is known: one allocation of exactly that
+             * (+1 to see it end), instead of doubling past it */
+            size_t ncap = cap ? cap * 2
+                        : S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : (size_t)1 << 16;
             if (ncap > SS_MAX_CASE_FILE_BYTES + 1) ncap = SS_MAX_CASE_FILE_BYTES + 1;
             char *nb = realloc(buf, ncap);
             if (!nb) { status = READ_NOMEM; break; }
