@@ -82,6 +82,14 @@ static int check_finite(const cJSON *node, const char *where, ss_error *err) {
     if (cJSON_IsNumber(node) && !isfinite(node->valuedouble))
         return ss_fail(err, where, "holds a number beyond a double's range (%s)",
                        node->string ? node->string : "array element");
+    /* cJSON writes these back without an exponent ("%1.17g"), as integer
+     * literals beyond 2^53, which the scanner refuses: the round trip must not
+     * break, so they are refused on the way in. */
+    if (cJSON_IsNumber(node) && fabs(node->valuedouble) > (double)SS_MAX_JSON_INT &&
+        fabs(node->valuedouble) < 1e17)
+        return ss_fail(err, where, "holds a number between 2^53 and 10^17 in magnitude (%s): "
+                       "a double cannot hold its integer exactly; use a string",
+                       node->string ? node->string : "array element");
     for (const cJSON *c = node ? node->child : NULL; c; c = c->next)
         SS_TRY(check_finite(c, where, err));
     return 0;

@@ -421,6 +421,9 @@ static void test_rule_json_strictness(void **state) {
     if (rc) print_error("%s: %s\n", err.field, err.msg);
     assert_int_equal(rc, 0);
     ss_case_free(&c);
+    /* a meta number cJSON would write back as an inexact integer literal */
+    expect_rule(with("\"seed\":7", "\"seed\":7},\"meta\":{\"x\":1.2345678901234567e16"), "meta",
+                "between 2^53 and 10^17");
     /* values: an int64 literal beyond 2^53 is refused (hex), a float64 one is a float */
     static const char *const vals[][3] = {
         {"int64", "[1,2,3,4,5,6,7,8,9,10,11,9007199254740993]", "values.input[11]"},
