@@ -105,15 +105,25 @@ static void print_plan(const char *path, const ss_case *c, const ss_plan *p) {
     wrapped("overlap:  ", line, 10);
 }
 
+/* The map of one storage; with runs, the cells any of them got wrong. A
+ * disagreeing run is run again here to mark its cells, so only one target
+ * storage is alive at a time (replay keeps no final storages for explain). */
 static int draw(const ss_plan *plan, int which, const ss_replay_run *runs, size_t n,
-                const ss_check_ctx *ck, int color, int64_t rows) {
+                ss_check_ctx *ck, ss_run_status ref_status, uint64_t seed, int color, int64_t rows) {
     ss_picture pic;
     if (ss_picture_build(plan, which, &pic)) return -1;
     const size_t es = plan->op.elem_size;
     for (size_t i = 0; i < n; i++) {
-        const ss_storage *fin = which == SS_STORAGE_INPUT ? &runs[i].final_in : &runs[i].final_src;
+        const ss_target *t = ss_target_find(runs[i].target);
+        ss_run_opts ro = {SS_SCHED_FORWARD, seed};
+        if (!t || (runs[i].res.verdict != SS_MISMATCH && runs[i].res.verdict != SS_GUARD_WRITE) ||
+            (runs[i].schedule && ss_schedule_from_name(runs[i].schedule, &ro.schedule)))
+            continue;
+        ss_check_result res;
+        ss_check_target(ck, plan, ref_status, t, &ro, &res);
+        const ss_storage *fin = which == SS_STORAGE_INPUT ? &ck->tgt_in : &ck->tgt_src;
         const ss_storage *ref = which == SS_STORAGE_INPUT ? &ck->ref_in : &ck->ref_src;
-        if (fin->base && fin->bytes == ref->bytes)
+        if (fin->bytes == ref->bytes)
             ss_picture_mark_wrong(&pic, ss_storage_data(ref), ss_storage_data(fin), es);
     }
     printf(" %s storage,", which == SS_STORAGE_INPUT ? "input" : "src");
@@ -123,7 +133,7 @@ static int draw(const ss_plan *plan, int which, const ss_replay_run *runs, size_
 }
 
 /* One line per target, and a map of the cells it got wrong under any schedule. */
-static void report_targets(const ss_replay_ctx *rc, const ss_replay_case_result *r, int color, int64_t rows) {
+static void report_targets(ss_replay_ctx *rc, const ss_replay_case_result *r, int color, int64_t rows) {
     for (size_t k = 0; k < r->runs;) {
         size_t j = k, bad = 0;
         while (j < r->runs && !strcmp(r->run[j].target, r->run[k].target)) bad += r->run[j++].res.verdict != SS_AGREE;
@@ -151,9 +161,10 @@ static void report_targets(const ss_replay_ctx *rc, const ss_replay_case_result 
         snprintf(head, sizeof head, "%s: ", r->run[k].target);
         wrapped(head, line, 2);
         if (first->res.verdict == SS_MISMATCH || first->res.verdict == SS_GUARD_WRITE) {
-            draw(&rc->plan, SS_STORAGE_INPUT, r->run + k, j - k, &rc->check, color, rows);
+            const uint64_t seed = rc->opts.seed;
+            draw(&rc->plan, SS_STORAGE_INPUT, r->run + k, j - k, &rc->check, r->ref_status, seed, color, rows);
             if (!rc->plan.op.src_aliased)
-                draw(&rc->plan, SS_STORAGE_SRC, r->run + k, j - k, &rc->check, color, rows);
+                draw(&rc->plan, SS_STORAGE_SRC, r->run + k, j - k, &rc->check, r->ref_status, seed, color, rows);
         }
         k = j;
     }
@@ -162,7 +173,6 @@ static void report_targets(const ss_replay_ctx *rc, const ss_replay_case_result 
 int ss_cmd_explain(int argc, char **argv) {
     ss_replay_opts o;
     ss_replay_opts_init(&o);
-    o.keep_finals = 1;
     int color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
     uint64_t rows = 24;
     static const struct option longopts[] = {
@@ -220,8 +230,9 @@ int ss_cmd_explain(int argc, char **argv) {
     print_plan(path, &rc.c, &rc.plan);
     printf("map (one group per innermost run of the view):\n");
     ss_picture_legend(stdout, color);
-    if (draw(&rc.plan, SS_STORAGE_INPUT, NULL, 0, &rc.check, color, (int64_t)rows) ||
-        (!rc.plan.op.src_aliased && draw(&rc.plan, SS_STORAGE_SRC, NULL, 0, &rc.check, color, (int64_t)rows)))
+    if (draw(&rc.plan, SS_STORAGE_INPUT, NULL, 0, &rc.check, r.ref_status, o.seed, color, (int64_t)rows) ||
+        (!rc.plan.op.src_aliased &&
+         draw(&rc.plan, SS_STORAGE_SRC, NULL, 0, &rc.check, r.ref_status, o.seed, color, (int64_t)rows)))
         fprintf(stderr, "ssfuzz explain: out of memory drawing the map\n");
     printf("targets (reference %s):\n", r.ref_status == SS_RUN_REJECTED ? "rejects the case" : "ran");
     report_targets(&rc, &r, color, (int64_t)rows);

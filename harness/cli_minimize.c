@@ -107,10 +107,24 @@ int ss_cmd_minimize(int argc, char **argv) {
     /* schedule: the option, else the case's meta, else every schedule in turn */
     if (!sched_name && p.target->scheduled) sched_name = meta_string(&cs, "schedule");
     const cJSON *ms = cs.meta ? cJSON_GetObjectItemCaseSensitive(cs.meta, "schedule_seed") : NULL;
-    /* A hostile meta may hold any double: only exact seeds in [0, 2^53] are taken. */
-    const int meta_seed_ok = cJSON_IsNumber(ms) && ms->valuedouble >= 0 &&
-                             ms->valuedouble <= (double)SS_MAX_JSON_INT;
-    p.opts.seed = have_seed ? seed : meta_seed_ok ? (uint64_t)ms->valuedouble : 1;
+    /* A decimal string (exact to 2^64), or a number in [0, 2^53] (older files);
+     * anything else is refused rather than silently replaced by seed 1. */
+    uint64_t meta_seed = 1;
+    if (ms && !have_seed) {
+        ss_error serr;
+        const int ok = cJSON_IsString(ms)
+            ? ss_parse_u64("meta.schedule_seed", ms->valuestring, &meta_seed, &serr) == 0
+            : cJSON_IsNumber(ms) && ms->valuedouble >= 0 && ms->valuedouble <= (double)SS_MAX_JSON_INT &&
+              ms->valuedouble == (double)(uint64_t)ms->valuedouble;
+        if (!ok) {
+            fprintf(stderr, "%s: invalid: meta.schedule_seed: must be a decimal string below 2^64 or "
+                            "an integer in [0, 2^53] (or pass --seed)\n", path);
+            ss_case_free(&cs);
+            return SS_EXIT_USAGE;
+        }
+        if (cJSON_IsNumber(ms)) meta_seed = (uint64_t)ms->valuedouble;
+    }
+    p.opts.seed = have_seed ? seed : meta_seed;
     int first = 0, last = p.target->scheduled ? p.target->scheduled - 1 : 0;
     if (sched_name && p.target->scheduled) {
         const int s = ss_target_schedule_index(p.target, sched_name);

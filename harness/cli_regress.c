@@ -71,7 +71,8 @@ static size_t choose(regress *g, const char *path, const ss_expect *x, const ss_
             continue;
         }
         if (why) {
-            /* e.g. cuda:* on a machine without a GPU; a target the case names is reported */
+            /* e.g. cuda:* on a machine without a GPU: left out of the default
+             * set, unless the case's expect block names it (then it is a skip) */
             if (!g->n_requested && !t->mutant && !ss_expect_names(x, t)) continue;
             char msg[300];
             snprintf(msg, sizeof msg, "unavailable: %s", why);

@@ -24,14 +24,35 @@ static void usage(FILE *f) {
         (size_t)SS_DEFAULT_MAX_BYTES);
 }
 
+/* A case's dump stem: its file name without ".json" (inner dots kept, so
+ * x.v1.json and x.v2.json differ). When several cases given share a stem
+ * (a/case.json, b/case.json), each gets "-" and 8 hex digits of its path's
+ * FNV-1a hash, so no dump overwrites another's. */
+static void dump_stem(const ss_pathlist *files, size_t i, char *out, size_t n) {
+    const char *path = files->paths[i], *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t len = strlen(base);
+    if (len > 5 && !strcmp(base + len - 5, ".json")) len -= 5;
+    int shared = 0;
+    for (size_t k = 0; k < files->count && !shared; k++) {
+        const char *o = files->paths[k], *ob = strrchr(o, '/');
+        ob = ob ? ob + 1 : o;
+        const size_t ol = strlen(ob);
+        shared = k != i && ol >= len && !strncmp(ob, base, len) &&
+                 (ol == len || !strcmp(ob + len, ".json"));
+    }
+    uint32_t h = 2166136261u;
+    for (const char *p = path; *p; p++) h = (h ^ (uint8_t)*p) * 16777619u;
+    if (shared) snprintf(out, n, "%.*s-%08" PRIx32, (int)len, base, h);
+    else snprintf(out, n, "%.*s", (int)len, base);
+}
+
 /* Writes one run's final storages: {"target", "schedule", "status", "storages"}. */
-static int dump_run(const char *dir, const char *case_path, const char *target, const char *schedule,
+static int dump_run(const char *dir, const char *stem, const char *target, const char *schedule,
                     const ss_case *c, const ss_storage *in, const ss_storage *src, ss_run_status st) {
-    const char *base = strrchr(case_path, '/');
-    base = base ? base + 1 : case_path;
     char name[4096];
-    int n = snprintf(name, sizeof name, "%s/%.*s.%s%s%s.json", dir, (int)(strcspn(base, ".")), base,
-                     target, schedule ? "." : "", schedule ? schedule : "");
+    int n = snprintf(name, sizeof name, "%s/%s.%s%s%s.json", dir, stem, target,
+                     schedule ? "." : "", schedule ? schedule : "");
     if (n < 0 || (size_t)n >= sizeof name) return -1;
     for (char *p = name + strlen(dir) + 1; *p; p++)
         if (*p == ':') *p = '_';
@@ -98,6 +119,7 @@ int ss_cmd_replay(int argc, char **argv) {
     if (optind >= argc) { usage(stderr); return SS_EXIT_USAGE; }
     if (dump_dir) {
         ss_error err;
+        o.keep_finals = 1;   /* every run's final storages are written */
         if (ss_ensure_writable_dir(dump_dir, &err)) {
             fprintf(stderr, "ssfuzz replay: --dump %s: %s\n", dump_dir, err.msg);
             return SS_EXIT_USAGE;
@@ -120,10 +142,12 @@ int ss_cmd_replay(int argc, char **argv) {
         ss_replay_file(&rc, files.paths[i], &r);
         if (!quiet || r.exit_code != SS_EXIT_OK) fputs(r.report, r.exit_code ? stderr : stdout);
         if (dump_dir && r.ran) {
-            dump_run(dump_dir, files.paths[i], "reference", NULL, &rc.c, &rc.check.ref_in,
+            char stem[1024];
+            dump_stem(&files, i, stem, sizeof stem);
+            dump_run(dump_dir, stem, "reference", NULL, &rc.c, &rc.check.ref_in,
                      &rc.check.ref_src, r.ref_status);
             for (size_t k = 0; k < r.runs; k++)
-                dump_run(dump_dir, files.paths[i], r.run[k].target, r.run[k].schedule, &rc.c,
+                dump_run(dump_dir, stem, r.run[k].target, r.run[k].schedule, &rc.c,
                          &r.run[k].final_in, &r.run[k].final_src, r.run[k].status);
         }
         exit_code = ss_exit_worse(exit_code, r.exit_code);

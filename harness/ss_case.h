@@ -60,5 +60,10 @@ int ss_case_save_atomic(const char *path, const ss_case *c, ss_error *err);
 struct cJSON *ss_values_to_json(ss_dtype t, const uint8_t *bytes, int64_t n);
 int ss_values_from_json(ss_dtype t, const struct cJSON *arr, uint8_t *out, int64_t n,
                         const char *field, ss_error *err);
+/* The same from the text of a JSON array ("[...]", len bytes through its
+ * ']'), which must already be well formed (ss_json_scan_text checked it):
+ * exactly n elements, decoded straight into out, with no per-element memory. */
+int ss_values_from_text(ss_dtype t, const char *text, size_t len, uint8_t *out, int64_t n,
+                        const char *field, ss_error *err);
 
 #endif

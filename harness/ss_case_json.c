@@ -10,6 +10,8 @@
 #include <unistd.h>
 #include <cjson/cJSON.h>
 #include "ss_case.h"
+#include "ss_files.h"
+#include "ss_json_scan.h"
 
 #define FORMAT_NAME "ssfuzz-case"
 #define FORMAT_VERSION 1
@@ -55,7 +57,7 @@ static int check_duplicates(const cJSON *node, ss_error *err) {
         for (const cJSON *c = node->child; c; c = c->next) n++;
         if (n > 1) {
             const char **names = malloc(n * sizeof *names);
-            if (!names) return ss_fail(err, "(json)", "out of memory");
+            if (!names) return ss_fail(err, "(memory)", "out of memory checking duplicate keys");
             size_t i = 0;
             for (const cJSON *c = node->child; c; c = c->next) names[i++] = c->string;
             qsort(names, n, sizeof *names, cmp_names);
@@ -79,6 +81,14 @@ static int check_duplicates(const cJSON *node, ss_error *err) {
 static int check_finite(const cJSON *node, const char *where, ss_error *err) {
     if (cJSON_IsNumber(node) && !isfinite(node->valuedouble))
         return ss_fail(err, where, "holds a number beyond a double's range (%s)",
+                       node->string ? node->string : "array element");
+    /* cJSON writes these back without an exponent ("%1.17g"), as integer
+     * literals beyond 2^53, which the scanner refuses: the round trip must not
+     * break, so they are refused on the way in. */
+    if (cJSON_IsNumber(node) && fabs(node->valuedouble) > (double)SS_MAX_JSON_INT &&
+        fabs(node->valuedouble) < 1e17)
+        return ss_fail(err, where, "holds a number between 2^53 and 10^17 in magnitude (%s): "
+                       "a double cannot hold its integer exactly; use a string",
                        node->string ? node->string : "array element");
     for (const cJSON *c = node ? node->child : NULL; c; c = c->next)
         SS_TRY(check_finite(c, where, err));
@@ -203,26 +213,28 @@ static int read_numel(const cJSON *root, const char *key, int64_t *numel, ss_err
     return 0;
 }
 
-/* values.<key>: length is checked against numel before anything is allocated. */
+/* values.<key>: its elements never became cJSON nodes; the scanner counted
+ * them (checked against numel before anything is allocated) and they are
+ * decoded from the text straight into the storage bytes. */
 static int read_values(const cJSON *vals, const char *key, ss_dtype t, int64_t numel,
-                       uint8_t **out, ss_error *err) {
+                       const char *text, const ss_json_span *sp, uint8_t **out, ss_error *err) {
     const cJSON *arr;
     field_name f;
     SS_TRY(get(vals, "values", key, 1, &arr, err));
     join(f, "values", key);
-    if (!cJSON_IsArray(arr)) return ss_fail(err, f, "must be an array");
-    int64_t count = 0;
-    for (const cJSON *e = arr->child; e && count <= numel; e = e->next) count++;
-    if (count != numel)
+    if (!cJSON_IsArray(arr) || !sp->present) return ss_fail(err, f, "must be an array");
+    if (sp->count != numel)
         return ss_fail(err, f, "must have exactly %" PRId64 " elements (the storage numel)", numel);
-    *out = malloc(numel ? (size_t)numel * ss_dtype_size(t) : 1);
-    if (!*out) return ss_fail(err, f, "out of memory");
-    return ss_values_from_json(t, arr, *out, numel, f, err);
+    const size_t bytes = numel ? (size_t)numel * ss_dtype_size(t) : 1;
+    *out = malloc(bytes);
+    if (!*out) return ss_fail(err, "(memory)", "out of memory for %s (%zu bytes)", f, bytes);
+    return ss_values_from_text(t, text + sp->start, sp->len, *out, numel, f, err);
 }
 
 /* ---- reader --------------------------------------------------------------- */
 
-static int read_case(const cJSON *root, ss_case *c, ss_error *err) {
+static int read_case(const cJSON *root, const char *text, const ss_json_scan *scan, ss_case *c,
+                     ss_error *err) {
     static const char *const root_keys[] = {
         "format", "version", "dtype", "storage", "src_storage", "input", "src", "dim",
         "start", "end", "step", "fill", "values", "meta", "expect", NULL};
@@ -292,11 +304,11 @@ static int read_case(const cJSON *root, ss_case *c, ss_error *err) {
         if (op->src_aliased && has_src)
             return ss_fail(err, "values.src", "only allowed when src.storage is \"separate\"");
         c->explicit_values = 1;
-        SS_TRY(read_values(vals, "input", c->dtype, op->input_storage_numel,
-                           &c->values_input, err));
+        SS_TRY(read_values(vals, "input", c->dtype, op->input_storage_numel, text,
+                           &scan->values_input, &c->values_input, err));
         if (!op->src_aliased)
-            SS_TRY(read_values(vals, "src", c->dtype, op->src_storage_numel,
-                               &c->values_src, err));
+            SS_TRY(read_values(vals, "src", c->dtype, op->src_storage_numel, text,
+                               &scan->values_src, &c->values_src, err));
     }
     SS_TRY(get_object(root, "", "meta", 0, &it, err));
     SS_TRY(check_finite(it, "meta", err));
@@ -319,30 +331,24 @@ int ss_case_from_json(const char *text, size_t len, ss_case *out, ss_error *err)
         if ((unsigned char)text[i] < 0x20 && text[i] != '\t' && text[i] != '\n' && text[i] != '\r')
             return ss_fail(err, "(json)", "syntax error at byte %zu (control character)", i);
 
-    /* cJSON gets its own NUL-terminated copy: the caller's text need not be
-     * terminated, and the terminator keeps any read past len inside the copy.
-     * Afterwards only whitespace may follow, so an embedded NUL or trailing
-     * garbage is a syntax error at its byte. */
-    char *copy = malloc(len + 1);
-    if (!copy) return ss_fail(err, "(json)", "out of memory");
-    memcpy(copy, text, len);
-    copy[len] = '\0';
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(copy, len + 1, &end, 0);
-    size_t pos = end ? (size_t)(end - copy) : 0;
-    if (root) {
-        while (pos < len && copy[pos] && strchr(" \t\r\n", copy[pos])) pos++;
-        if (pos != len) { cJSON_Delete(root); root = NULL; }
-    }
-    free(copy);
-    if (!root) return ss_fail(err, "(json)", "syntax error at byte %zu", pos);
+    /* The scanner enforces JSON's grammar and the rules cJSON lacks, and finds
+     * the values arrays; cJSON then parses a NUL-terminated copy without
+     * them (the "skeleton"), which it can only fail on for want of memory. */
+    ss_json_scan scan;
+    SS_TRY(ss_json_scan_text(text, len, &scan, err));
+    size_t slen;
+    char *skel = ss_json_skeleton(text, len, &scan, &slen);
+    if (!skel) return ss_fail(err, "(memory)", "out of memory copying the document");
+    cJSON *root = cJSON_ParseWithLengthOpts(skel, slen + 1, NULL, 0);
+    free(skel);
+    if (!root) return ss_fail(err, "(memory)", "out of memory parsing the document");
     if (!cJSON_IsObject(root)) {
         cJSON_Delete(root);
         return ss_fail(err, "(json)", "top level must be an object");
     }
     ss_case c;
     ss_case_init(&c);
-    if (check_duplicates(root, err) || read_case(root, &c, err)) {
+    if (check_duplicates(root, err) || read_case(root, text, &scan, &c, err)) {
         cJSON_Delete(root);
         ss_case_free(&c);
         return -1;
@@ -358,7 +364,7 @@ int ss_case_load(const char *path, ss_case *out, ss_error *err) {
     ss_case_init(out);
     FILE *f = fopen(path, "rb");
     if (!f) return ss_fail(err, "(file)", "%s: cannot open: %s", path, strerror(errno));
-    struct stat st;
+    struct stat st = {0};
     if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
         fclose(f);
         return ss_fail(err, "(file)", "%s: is a directory", path);
@@ -373,7 +379,10 @@ int ss_case_load(const char *path, ss_case *out, ss_error *err) {
     while (status == READ_OK) {
         if (len == cap) {
             if (len > SS_MAX_CASE_FILE_BYTES) { status = READ_TOO_BIG; break; }
-            size_t ncap = cap ? cap * 2 : (size_t)1 << 16;
+            /* a regular file's size is known: one allocation of exactly that
+             * (+1 to see it end), instead of doubling past it */
+            size_t ncap = cap ? cap * 2
+                        : S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : (size_t)1 << 16;
             if (ncap > SS_MAX_CASE_FILE_BYTES + 1) ncap = SS_MAX_CASE_FILE_BYTES + 1;
             char *nb = realloc(buf, ncap);
             if (!nb) { status = READ_NOMEM; break; }
@@ -388,7 +397,7 @@ int ss_case_load(const char *path, ss_case *out, ss_error *err) {
     fclose(f);
     int rc;
     switch (status) {
-    case READ_NOMEM: rc = ss_fail(err, "(file)", "%s: out of memory", path); break;
+    case READ_NOMEM: rc = ss_fail(err, "(memory)", "%s: out of memory reading the file", path); break;
     case READ_ERROR:
         rc = ss_fail(err, "(file)", "%s: read error: %s", path, strerror(read_errno));
         break;
@@ -534,7 +543,7 @@ int ss_case_save_atomic(const char *path, const ss_case *c, ss_error *err) {
     const int fd = mkstemp(tmp);
     if (fd >= 0) {
         if (write_all(fd, text, strlen(text)) != 0) what = "write";
-        else if (fchmod(fd, 0644) != 0) what = "chmod";   /* mkstemp made it 0600 */
+        else if (fchmod(fd, ss_file_mode()) != 0) what = "chmod";   /* mkstemp made it 0600 */
         else if (fsync(fd) != 0) what = "fsync";
         else rc = 0;
         const int saved = errno;

@@ -116,6 +116,27 @@ int ss_read_file(const char *path, size_t max, char **data, size_t *len, ss_erro
     return 0;
 }
 
+mode_t ss_file_mode(void) {
+    /* Linux shows the umask in /proc/self/status; elsewhere it can only be
+     * read by setting it (and straight back). Looked up once per process. */
+    static mode_t mode = (mode_t)-1;
+    if (mode != (mode_t)-1) return mode;
+    unsigned m = 0;
+    int found = 0;
+    FILE *f = fopen("/proc/self/status", "r");
+    if (f) {
+        char line[256];
+        while (!found && fgets(line, sizeof line, f)) found = sscanf(line, "Umask: %o", &m) == 1;
+        fclose(f);
+    }
+    if (!found) {
+        m = (unsigned)umask(022);
+        umask((mode_t)m);
+    }
+    mode = (mode_t)(0666 & ~m);
+    return mode;
+}
+
 int ss_write_atomic(const char *path, const void *data, size_t len, ss_error *err) {
     char tmp[4096];
     if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path) >= sizeof tmp)
@@ -134,7 +155,7 @@ int ss_write_atomic(const char *path, const void *data, size_t len, ss_error *er
     int saved = left ? errno : 0;
     if (!left && fsync(fd)) saved = errno;
     if (close(fd) && !saved) saved = errno;
-    if (!saved && fchmodat(AT_FDCWD, tmp, 0644, 0)) saved = errno;
+    if (!saved && fchmodat(AT_FDCWD, tmp, ss_file_mode(), 0)) saved = errno;
     if (!saved && rename(tmp, path)) saved = errno;
     if (saved) {
         unlink(tmp);
@@ -145,6 +166,7 @@ int ss_write_atomic(const char *path, const void *data, size_t len, ss_error *er
 
 int ss_ensure_writable_dir(const char *dir, ss_error *err) {
     char p[4096];
+    if (!dir[0]) return ss_fail(err, "(dir)", "directory name must not be empty");
     if ((size_t)snprintf(p, sizeof p, "%s", dir) >= sizeof p) return ss_fail(err, dir, "path too long");
     for (char *s = p + 1; *s; s++) {   /* mkdir -p */
         if (*s != '/') continue;

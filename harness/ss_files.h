@@ -22,6 +22,11 @@ int ss_read_file(const char *path, size_t max, char **data, size_t *len, ss_erro
  * path. On failure nothing is left behind and path is untouched. */
 int ss_write_atomic(const char *path, const void *data, size_t len, ss_error *err);
 
+/* The mode new files get: 0666 less the process umask (as open(2) would
+ * give; mkstemp's 0600 is widened to it before the rename). */
+#include <sys/types.h>
+mode_t ss_file_mode(void);
+
 /* Create dir (and parents) if missing and prove it writable with a probe file. */
 int ss_ensure_writable_dir(const char *dir, ss_error *err);
 

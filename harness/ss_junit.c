@@ -61,6 +61,9 @@ void ss_xml_escape(FILE *f, const char *s) {
     while (*p) {
         const size_t k = utf8_len(p);
         if (k == 0) { fputs("\xEF\xBF\xBD", f); p++; continue; }
+        /* U+FFFE and U+FFFF are valid UTF-8 but not XML 1.0 characters */
+        const int nonchar = k == 3 && p[0] == 0xEF && p[1] == 0xBF && p[2] >= 0xBE;
+        if (nonchar) { fputs("\xEF\xBF\xBD", f); p += k; continue; }
         if (k > 1) { fwrite(p, 1, k, f); p += k; continue; }
         switch (*p) {
         case '&': fputs("&amp;", f); break;

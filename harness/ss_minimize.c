@@ -35,7 +35,8 @@ static int64_t alias_rank(const ss_op *op) {
     int64_t len;
     if (slice_of(op, &wd, &len)) return 2;
     for (int d = 0; d < op->src.ndim; d++) {
-        const int64_t st = d == wd ? op->input.strides[d] * op->step : op->input.strides[d];
+        int64_t st = op->input.strides[d];   /* an empty view's stride * step may overflow */
+        if (d == wd && __builtin_mul_overflow(st, op->step, &st)) return 2;
         if (op->src.sizes[d] > 1 && op->src.strides[d] != st) return 2;
     }
     return 1;
@@ -247,9 +248,11 @@ static void candidates(const ss_case *c, clist *l) {
                      memcpy(k->values_src + i * o->elem_size, k->values_input + (off + i) * o->elem_size, o->elem_size);
              }
              if (fit(k)) pop(l));
-        if (alias_rank(op) == 2) /* shift-based: the slice's strides at src's offset */
+        int64_t sst;   /* the slice's stride along dim (may overflow for an empty view) */
+        if (alias_rank(op) == 2 && !__builtin_mul_overflow(op->input.strides[wd], op->step, &sst))
+            /* shift-based: the slice's strides at src's offset */
             EDIT(for (int d = 0; d < nd; d++)
-                     k->op.src.strides[d] = d == wd ? op->input.strides[d] * op->step : op->input.strides[d];
+                     k->op.src.strides[d] = d == wd ? sst : op->input.strides[d];
                  if (fit(k)) pop(l));
     }
     if (!c->explicit_values)

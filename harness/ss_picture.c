@@ -31,6 +31,8 @@ static void mark_view(ss_picture *p, const ss_view *v, uint8_t flag) {
  * own extent; a fixed width when that does not fit a row. */
 static int64_t run_width(const ss_view *v, int64_t numel) {
     int64_t s0 = 0, n0 = 1, s1 = 0;
+    for (int d = 0; d < v->ndim; d++)   /* an empty view has no runs (and may be huge) */
+        if (v->sizes[d] == 0) return numel >= 1 && numel <= ROW_CELLS ? numel : 16;
     for (int d = 0; d < v->ndim; d++) {
         if (v->sizes[d] < 2 || v->strides[d] == 0) continue;
         if (!s0 || v->strides[d] < s0) { s1 = s0; s0 = v->strides[d]; n0 = v->sizes[d]; }
@@ -141,9 +143,11 @@ void ss_picture_draw(FILE *f, const ss_picture *p, int color, int64_t max_rows) 
     fputc('\n', f);
     const int64_t row_span = p->run * p->per_row;
     const int64_t rows = p->numel ? (p->numel - p->first + row_span - 1) / row_span : 0;
-    /* Too many rows: a summary, not a wall of cells; the first third of the allowance. */
-    const int64_t shown = rows <= max_rows ? rows : max_rows / 3 > 0 ? max_rows / 3 : 1;
-    for (int64_t r = 0; r < shown; r++) {
+    /* Too many rows: a summary, not a wall of cells; the first third of the
+     * allowance, counted in lines drawn (a collapsed stretch is one line). */
+    const int64_t lines = rows <= max_rows ? rows : max_rows / 3 > 0 ? max_rows / 3 : 1;
+    int64_t r = 0;
+    for (int64_t line = 0; r < rows && line < lines; line++) {
         const int64_t start = p->first + r * row_span;
         if (blank_row(p, start, row_span)) {   /* collapse rows wholly outside the input view */
             int64_t end = r;
@@ -151,7 +155,7 @@ void ss_picture_draw(FILE *f, const ss_picture *p, int color, int64_t max_rows) 
             const int64_t last = p->first + (end + 1) * row_span - 1;
             fprintf(f, "  %9" PRId64 " | (to %" PRId64 ": outside the input view)\n", start < 0 ? 0 : start,
                     last < p->numel ? last : p->numel - 1);
-            r = end;
+            r = end + 1;
             continue;
         }
         fprintf(f, "  %9" PRId64 " |", start < 0 ? 0 : start);
@@ -166,12 +170,13 @@ void ss_picture_draw(FILE *f, const ss_picture *p, int color, int64_t max_rows) 
             fputc(c, f);
         }
         fputs(color ? "\033[0m|\n" : "|\n", f);
+        r++;
     }
-    if (rows > shown) {
-        fprintf(f, "  ... %" PRId64 " more row%s", rows - shown, rows - shown == 1 ? "" : "s");
+    if (r < rows) {
+        fprintf(f, "  ... %" PRId64 " more row%s", rows - r, rows - r == 1 ? "" : "s");
         for (int64_t i = 0; i < p->numel; i++)
             if (p->cell[i] & SS_CELL_WRONG) {
-                if ((i - p->first) / row_span >= shown) fprintf(f, " (first wrong cell: storage[%" PRId64 "])", i);
+                if ((i - p->first) / row_span >= r) fprintf(f, " (first wrong cell: storage[%" PRId64 "])", i);
                 break;
             }
         fputc('\n', f);

@@ -126,10 +126,9 @@ static inline int64_t ss_view_numel(const ss_view *v) {
  * when empty): the storage numel the view needs. */
 static inline int64_t ss_view_end(const ss_view *v) {
     int64_t e = v->offset + 1;
-    for (int d = 0; d < v->ndim; d++) {
+    for (int d = 0; d < v->ndim; d++)   /* first: an empty view's other dims may be huge */
         if (v->sizes[d] == 0) return v->offset;
-        e += (v->sizes[d] - 1) * v->strides[d];
-    }
+    for (int d = 0; d < v->ndim; d++) e += (v->sizes[d] - 1) * v->strides[d];
     return e;
 }
 

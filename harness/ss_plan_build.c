@@ -105,9 +105,25 @@ int ss_normalize_slice(int64_t ndim, int64_t dim, int has_start, int64_t start,
     return 0;
 }
 
+/* Bits [off, off + n) of a bitmap: set them (mode 0), or test whether any is
+ * set (mode 1); one byte (up to 8 bits) per step. */
+static int bit_run(uint8_t *bits, int64_t off, int64_t n, int mode) {
+    while (n > 0) {
+        const int shift = (int)(off & 7);
+        const int take = n < 8 - shift ? (int)n : 8 - shift;
+        const uint8_t mask = (uint8_t)(((1u << take) - 1) << shift);
+        if (mode == 0) bits[off >> 3] |= mask;
+        else if (bits[off >> 3] & mask) return 1;
+        off += take;
+        n -= take;
+    }
+    return 0;
+}
+
 /* Exact internal-overlap test. Fast path: strides sorted ascending that each
  * clear the extent of the smaller dims cannot collide. Otherwise, a view with
- * more elements than its span collides (pigeonhole); else mark a bitmap. */
+ * more elements than its span collides (pigeonhole); else mark a bitmap (at
+ * most an eighth of the storage's bytes; -1 when it cannot be allocated). */
 int ss_view_has_internal_overlap(const ss_view *v) {
     int64_t numel = ss_view_numel(v);
     if (numel <= 1) return 0;
@@ -137,14 +153,22 @@ int ss_view_has_internal_overlap(const ss_view *v) {
     uint8_t small[SMALL_BITMAP];   /* small views: no allocation on the fuzzing hot path */
     const size_t nbytes = (size_t)(span / 8 + 1);
     uint8_t *seen = nbytes <= sizeof small ? memset(small, 0, nbytes) : calloc(nbytes, 1);
-    if (!seen) return 1;   /* conservative: cannot prove it safe */
+    if (!seen) return -1;   /* no answer: the caller reports out of memory */
     int64_t idx[SS_MAX_NDIM] = {0};
     int64_t off = 0;
     int overlap = 0;
-    for (int64_t k = 0; k < numel && !overlap; k++) {
-        if (seen[off >> 3] & (1u << (off & 7))) overlap = 1;
-        seen[off >> 3] |= (uint8_t)(1u << (off & 7));
-        for (int i = 0; i < n; i++) {   /* odometer over the non-trivial dims */
+    /* A contiguous innermost dim is marked a run (up to 8 bits) at a time. */
+    const int64_t run = st[0] == 1 ? sz[0] : 1;
+    const int first = run > 1;
+    for (int64_t k = 0; k < numel && !overlap; k += run) {
+        if (run > 1) {
+            overlap = bit_run(seen, off, run, 1);
+            bit_run(seen, off, run, 0);
+        } else {
+            if (seen[off >> 3] & (1u << (off & 7))) overlap = 1;
+            seen[off >> 3] |= (uint8_t)(1u << (off & 7));
+        }
+        for (int i = first; i < n; i++) {   /* odometer over the non-trivial dims */
             if (++idx[i] < sz[i]) { off += st[i]; break; }
             off -= (sz[i] - 1) * st[i];
             idx[i] = 0;
@@ -179,21 +203,6 @@ static void runs_of(const ss_view *v, runs *r) {
     if (n == 0) { r->sizes[0] = 1; r->strides[0] = 1; n = 1; }
     r->ndim = n;
     r->offset = v->offset;
-}
-
-/* Bits [off, off + n) of a bitmap: set them (mode 0), or test whether any is
- * set (mode 1); one byte (up to 8 bits) per step. */
-static int bit_run(uint8_t *bits, int64_t off, int64_t n, int mode) {
-    while (n > 0) {
-        const int shift = (int)(off & 7);
-        const int take = n < 8 - shift ? (int)n : 8 - shift;
-        const uint8_t mask = (uint8_t)(((1u << take) - 1) << shift);
-        if (mode == 0) bits[off >> 3] |= mask;
-        else if (bits[off >> 3] & mask) return 1;
-        off += take;
-        n -= take;
-    }
-    return 0;
 }
 
 /* Marks (mode 0) or tests (mode 1) the elements of v in a bitmap whose bit 0 is
@@ -454,6 +463,8 @@ int ss_plan_build_limited(const ss_op *op, size_t max_bytes, ss_plan *plan, ss_e
         }
     }
     plan->internal_overlap = ss_view_has_internal_overlap(&op->input);
+    if (plan->internal_overlap < 0)
+        return ss_fail(err, "input", "out of memory for the internal-overlap test");
     plan->overlap = classify(plan);
     return 0;
 }

@@ -17,7 +17,8 @@ int ss_plan_build_limited(const ss_op *op, size_t max_bytes, ss_plan *plan, ss_e
 
 /* Exact test: does the view map two distinct logical indices to one storage
  * element? (stride 0 on a dim of size > 1, or strides that interleave, e.g.
- * sizes [2,2] strides [1,1].) Requires a validated view. */
+ * sizes [2,2] strides [1,1].) Requires a validated view. Exact at any size;
+ * -1 when the bitmap it needs cannot be allocated. */
 int ss_view_has_internal_overlap(const ss_view *v);
 
 /* Storage element index of the logical index idx[] in view v. */

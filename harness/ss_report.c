@@ -61,6 +61,13 @@ void ss_report_name(const ss_case *c, const ss_finding *f, char *name, size_t na
              overlap_class(c), fnv1a(key));
 }
 
+/* A 64-bit seed as a decimal string: a JSON number would round it past 2^53. */
+static cJSON *add_u64(cJSON *m, const char *key, uint64_t v) {
+    char num[32];
+    snprintf(num, sizeof num, "%llu", (unsigned long long)v);
+    return cJSON_AddStringToObject(m, key, num);
+}
+
 /* meta.torch of a torch finding: what a maintainer asks first. */
 static int add_torch_meta(cJSON *m, const ss_finding *f) {
     char mode[48] = "", spelling[48] = "";
@@ -86,8 +93,7 @@ int ss_report_set_meta(ss_case *c, const ss_finding *f) {
     ss_report_key(c, f, key, sizeof key);
     int ok = cJSON_AddStringToObject(m, "target", f->target) &&
              (!f->schedule || cJSON_AddStringToObject(m, "schedule", f->schedule)) &&
-             (!f->schedule || strcmp(f->schedule, "random") ||
-              cJSON_AddNumberToObject(m, "schedule_seed", (double)f->schedule_seed)) &&
+             (!f->schedule || strcmp(f->schedule, "random") || add_u64(m, "schedule_seed", f->schedule_seed)) &&
              cJSON_AddStringToObject(m, "signature", f->kind) &&
              cJSON_AddStringToObject(m, "dedup_key", key) &&
              cJSON_AddBoolToObject(m, "minimized", f->minimized) &&

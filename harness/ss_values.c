@@ -279,3 +279,127 @@ int ss_values_from_json(ss_dtype t, const cJSON *arr, uint8_t *out, int64_t n,
     }
     return 0;
 }
+
+/* ---- reader over raw text ------------------------------------------------- */
+
+/* Elements are read straight from the (scanned, well-formed) text into the
+ * storage bytes, each as a cJSON node on the stack: no tree is built, so a
+ * values array costs its storage bytes and nothing per element. */
+
+static void skip_ws(const char *s, size_t *i) {
+    while (s[*i] == ' ' || s[*i] == '\t' || s[*i] == '\n' || s[*i] == '\r') (*i)++;
+}
+
+/* Past one well-formed value at s[*i] (strings may hold escaped quotes). */
+static void skip_value(const char *s, size_t *i) {
+    int depth = 0;
+    do {
+        const char c = s[*i];
+        if (c == '"') {
+            for ((*i)++; s[*i] != '"'; (*i)++)
+                if (s[*i] == '\\') (*i)++;
+        } else if (c == '[' || c == '{') {
+            depth++;
+        } else if (c == ']' || c == '}') {
+            depth--;
+        } else if (depth == 0) {   /* a scalar: up to the next separator */
+            while (!strchr(",]} \t\n\r", s[*i])) (*i)++;
+            return;
+        }
+        (*i)++;
+    } while (depth > 0);
+}
+
+/* One element at s[*i] as a stack node; strings decoded into buf (cap bytes,
+ * truncated: anything that long is no hex pattern), pairs into kids. */
+static void node_at(const char *s, size_t *i, cJSON *node, cJSON *kids, int nkids, char *buf,
+                    size_t cap) {
+    memset(node, 0, sizeof *node);
+    const char c = s[*i];
+    if (c == '"') {
+        size_t u = 0;
+        for ((*i)++; s[*i] != '"'; (*i)++) {
+            char ch = s[*i];
+            if (ch == '\\') {
+                const char e = s[++*i];
+                ch = e == 'b' ? '\b' : e == 'f' ? '\f' : e == 'n' ? '\n' : e == 'r' ? '\r'
+                   : e == 't' ? '\t' : e;
+                if (e == 'u') {
+                    const unsigned long v = strtoul((char[5]){s[*i + 1], s[*i + 2], s[*i + 3], s[*i + 4], 0}, NULL, 16);
+                    ch = v < 0x80 ? (char)v : '?';
+                    *i += 4;
+                }
+            }
+            if (u + 1 < cap) buf[u++] = ch;
+        }
+        (*i)++;
+        buf[u] = '\0';
+        node->type = cJSON_String;
+        node->valuestring = buf;
+    } else if (c == '-' || (c >= '0' && c <= '9')) {
+        char num[64];
+        size_t u = 0;
+        while (u + 1 < sizeof num && strchr("0123456789+-.eE", s[*i]) && s[*i]) num[u++] = s[(*i)++];
+        num[u] = '\0';
+        node->type = cJSON_Number;
+        node->valuedouble = strtod(num, NULL);
+        /* valueint (unused by the decoder otherwise) flags an integer literal
+         * beyond 2^53, which the double has rounded */
+        const size_t neg = num[0] == '-', nd = strlen(num) - neg;
+        node->valueint = !strpbrk(num, ".eE") &&
+                         (nd > 16 || (nd == 16 && strcmp(num + neg, "9007199254740992") > 0));
+    } else if (c == 't' || c == 'f' || c == 'n') {
+        node->type = c == 't' ? cJSON_True : c == 'f' ? cJSON_False : cJSON_NULL;
+        skip_value(s, i);
+    } else if (c == '[' && nkids > 0) {   /* [re, im]: scalar children, at most nkids kept */
+        node->type = cJSON_Array;
+        cJSON *last = NULL;
+        (*i)++;
+        for (int k = 0;; k++) {
+            skip_ws(s, i);
+            if (s[*i] == ']') break;
+            if (k < nkids) {
+                node_at(s, i, &kids[k], NULL, 0, buf, cap);
+                if (last) last->next = &kids[k];
+                else node->child = &kids[k];
+                last = &kids[k];
+            } else {
+                skip_value(s, i);
+            }
+            skip_ws(s, i);
+            if (s[*i] == ',') (*i)++;
+        }
+        (*i)++;
+    } else {   /* an object, or an array inside a pair: only its type matters */
+        node->type = c == '{' ? cJSON_Object : cJSON_Array;
+        skip_value(s, i);
+    }
+}
+
+int ss_values_from_text(ss_dtype t, const char *text, size_t len, uint8_t *out, int64_t n,
+                        const char *field, ss_error *err) {
+    const size_t sz = ss_dtype_size(t);
+    if (sz == 0) return ss_fail(err, field, "unknown dtype");
+    if (len < 2 || text[0] != '[') return ss_fail(err, field, "must be an array");
+    size_t i = 1;
+    int64_t k = 0;
+    char buf[64];
+    for (;; k++) {
+        skip_ws(text, &i);
+        if (i >= len || text[i] == ']') break;
+        if (k >= n) return ss_fail(err, field, "must have exactly %lld elements (the storage numel)", (long long)n);
+        cJSON node, kids[3];
+        node_at(text, &i, &node, kids, 3, buf, sizeof buf);
+        const int inexact_int = node.type == cJSON_Number && node.valueint && t <= SS_INT64;
+        if (inexact_int)
+            ss_fail(err, field, "integer literal beyond 2^53 is not exact in JSON: write it in hex");
+        if (inexact_int || element_from_json(t, &node, out + (size_t)k * sz, field, err)) {
+            if (err) snprintf(err->field, sizeof err->field, "%s[%lld]", field, (long long)k);
+            return -1;
+        }
+        skip_ws(text, &i);
+        if (text[i] == ',') i++;
+    }
+    if (k != n) return ss_fail(err, field, "must have exactly %lld elements (the storage numel)", (long long)n);
+    return 0;
+}

@@ -40,58 +40,87 @@ int ss_kslice(const ss_view *base, const ss_op *op, ss_kernel_id k, ss_view *out
     if (e < s) e = s;
     copy_view_bytes(out, base);
     out->sizes[dim] = (e - s) / op->step + ((e - s) % op->step != 0);
-    /* s <= size and s * stride stays inside the validated view; the unclamped
-     * end may give a huge length, which the launch range check refuses. */
-    out->offset = (k == SS_KERNEL_MUT_IGNORE_OFFSET ? 0 : base->offset) + s * base->strides[dim];
-    if (k != SS_KERNEL_MUT_STEP_IGNORED && out->sizes[dim] > 1)
-        out->strides[dim] = base->strides[dim] * op->step;
+    if (k == SS_KERNEL_MUT_IGNORE_OFFSET) out->offset = 0;
+    /* s <= size, and for a non-empty slice s * stride stays inside the
+     * validated view. An empty view's other sizes, strides and offset may
+     * each be near 2^53: there an overflowing offset or stride is left as the
+     * base's (the slice touches nothing). The unclamped end may give a huge
+     * length, which the launch range check refuses. */
+    int empty = 0;
+    for (int d = 0; d < ndim; d++) empty |= out->sizes[d] == 0;
+    int64_t shift, off, stride;
+    if (!__builtin_mul_overflow(s, base->strides[dim], &shift) &&
+        !__builtin_add_overflow(out->offset, shift, &off))
+        out->offset = off;
+    else if (!empty)
+        goto overflow;
+    if (k != SS_KERNEL_MUT_STEP_IGNORED && out->sizes[dim] > 1) {
+        if (!__builtin_mul_overflow(base->strides[dim], op->step, &stride)) out->strides[dim] = stride;
+        else if (!empty) goto overflow;
+    }
     return 0;
-}
-
-static int cmp_i64(const void *a, const void *b) {
-    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
+overflow:
+    snprintf(why, why_len, "kernel: slice offset or stride overflows");
+    return -1;
 }
 
 /* Offsets within this many elements of the view's first one are tracked in a
- * bitmap on the stack (4 KiB); wider views list and sort their offsets. */
+ * bitmap on the stack (4 KiB); wider views get one on the heap. */
 #define SMALL_REACH ((int64_t)8 * 4096)
 
-/* Does walking n dims (sizes sz, strides st, sorted by stride) visit an
- * offset twice? Odometer walk from offset 0; every offset is in [0, reach]. */
-static int walk_finds_repeat(int n, const int64_t *sz, const int64_t *st, int64_t numel,
-                             int64_t reach) {
-    uint8_t small[SMALL_REACH / 8];
-    int64_t *offs = NULL;
-    if (reach < SMALL_REACH) memset(small, 0, (size_t)(reach / 8 + 1));
-    else if (numel > ((int64_t)1 << 27) || !(offs = malloc((size_t)numel * sizeof *offs)))
-        return 1;   /* too big to list, or no memory: conservative */
-    int64_t idx[SS_MAX_NDIM] = {0}, off = 0;
+/* Marks bits [off, off + len) of `seen`; 1 when any was already set. */
+static int mark_run(uint8_t *seen, int64_t off, int64_t len) {
     int dup = 0;
-    for (int64_t i = 0; i < numel && !dup; i++) {
-        if (offs) {
-            offs[i] = off;
+    while (len > 0) {
+        const int sh = (int)(off & 7), take = len < 8 - sh ? (int)len : 8 - sh;
+        const uint8_t mask = (uint8_t)(((1u << take) - 1) << sh);
+        dup |= (seen[off >> 3] & mask) != 0;
+        seen[off >> 3] |= mask;
+        off += take;
+        len -= take;
+    }
+    return dup;
+}
+
+/* Does walking n >= 1 dims (sizes sz, strides st, sorted by stride) visit an
+ * offset twice? Odometer walk from offset 0 over the outer dims, each inner
+ * run marked in a bitmap of reach + 1 bits (bytewise when contiguous): exact
+ * at any size. For a view the plan validated, reach is below its storage's
+ * numel, so the bitmap is at most an eighth of the storage bytes. -1 when it
+ * cannot be allocated (the caller says so; it is not an answer). */
+static int walk_finds_repeat(int n, const int64_t *sz, const int64_t *st, int64_t reach) {
+    uint8_t small[SMALL_REACH / 8];
+    uint8_t *seen = small;
+    if (reach < SMALL_REACH) memset(small, 0, (size_t)(reach / 8 + 1));
+    else if (!(seen = calloc((size_t)(reach / 8 + 1), 1)))
+        return -1;
+    int64_t idx[SS_MAX_NDIM] = {0}, row = 0;
+    int dup = 0, d = 1;
+    while (!dup && d > 0) {
+        if (st[0] == 1) {
+            dup = mark_run(seen, row, sz[0]);
         } else {
-            dup = small[off >> 3] >> (off & 7) & 1;
-            small[off >> 3] |= (uint8_t)(1u << (off & 7));
+            for (int64_t i = 0, off = row; i < sz[0]; i++, off += st[0]) {
+                dup |= seen[off >> 3] >> (off & 7) & 1;
+                seen[off >> 3] |= (uint8_t)(1u << (off & 7));
+            }
         }
-        for (int d = 0; d < n; d++) {
-            if (++idx[d] < sz[d]) { off += st[d]; break; }
-            off -= (sz[d] - 1) * st[d];
+        for (d = 1; d < n; d++) {   /* next row; d == n once every row is done */
+            if (++idx[d] < sz[d]) { row += st[d]; break; }
+            row -= (sz[d] - 1) * st[d];
             idx[d] = 0;
         }
+        if (d == n) d = 0;
     }
-    if (!offs) return dup;
-    qsort(offs, (size_t)numel, sizeof *offs, cmp_i64);
-    for (int64_t i = 1; i < numel && !dup; i++) dup = offs[i] == offs[i - 1];
-    free(offs);
+    if (seen != small) free(seen);
     return dup;
 }
 
 /* Dims of size > 1, sorted by stride: if every stride exceeds the largest
  * offset the smaller dims reach, the view is injective ("nested", the common
  * case). Otherwise count: more indices than offsets in the span must collide;
- * failing that, walk every offset and look for a repeat. */
+ * failing that, walk every offset and look for a repeat. 1 overlaps, 0 does
+ * not, -1 out of memory for the walk's bitmap. */
 static int overlaps_self(int ndim, const int64_t *sizes, const int64_t *strides) {
     int64_t sz[SS_MAX_NDIM], st[SS_MAX_NDIM];
     int n = 0;
@@ -129,7 +158,7 @@ static int overlaps_self(int ndim, const int64_t *sizes, const int64_t *strides)
     }
     if (nested) return 0;
     if (numel > reach + 1) return 1;
-    return walk_finds_repeat(n, sz, st, numel, reach);
+    return walk_finds_repeat(n, sz, st, reach);
 }
 
 int ss_kview_overlaps_self(const ss_view *v) { return overlaps_self(v->ndim, v->sizes, v->strides); }
@@ -216,10 +245,18 @@ static int check_access(const char *what, int64_t off, int64_t n, span s, int el
  * dims to walk, same row-major order of work items. */
 static void coalesce(ss_klaunch *L) {
     int m = 0;
+    if (L->n == 0) {   /* nothing to walk; an empty view's dims may be huge */
+        L->ndim = 1;
+        L->sizes[0] = 0;
+        L->src_strides[0] = L->dst_strides[0] = 0;
+        return;
+    }
     for (int d = 0; d < L->ndim; d++) {
+        int64_t ss, ds;   /* a non-empty launch's products are bounded by its checked spans */
         if (L->sizes[d] == 1) continue;
-        if (m > 0 && L->src_strides[m - 1] == L->src_strides[d] * L->sizes[d] &&
-            L->dst_strides[m - 1] == L->dst_strides[d] * L->sizes[d]) {
+        if (m > 0 && !__builtin_mul_overflow(L->src_strides[d], L->sizes[d], &ss) &&
+            !__builtin_mul_overflow(L->dst_strides[d], L->sizes[d], &ds) &&
+            L->src_strides[m - 1] == ss && L->dst_strides[m - 1] == ds) {
             L->sizes[m - 1] *= L->sizes[d];
             L->src_strides[m - 1] = L->src_strides[d];
             L->dst_strides[m - 1] = L->dst_strides[d];
@@ -275,7 +312,7 @@ static int same_memory(const builder *b, int x, int y) {
 static int order_independent(const builder *b, int kind, int ndim, const int64_t *sizes,
                              int src_buf, span s, int dst_buf, const int64_t *dstr, span d) {
     if (kind == SS_KL_INDEX_BUILD) return 1;   /* loads read no memory; dst is the index list */
-    if (!b->stores_injective && overlaps_self(ndim, sizes, dstr)) return 0;
+    if (!b->stores_injective && overlaps_self(ndim, sizes, dstr) != 0) return 0;
     if (!same_memory(b, src_buf, dst_buf)) return 1;
     if (!s.ok || !d.ok) return 0;
     return s.hi < d.lo || d.hi < s.lo;
@@ -347,7 +384,12 @@ ss_run_status ss_kprog_build(ss_kernel_id k, const ss_op *op, size_t guard_in, s
         snprintf(why, why_len, "kernel: unsupported element size %d or ranks %d/%d", e, in->ndim, src->ndim);
         return SS_RUN_FAILED;
     }
-    if (ss_kview_overlaps_self(in)) {
+    const int self = ss_kview_overlaps_self(in);
+    if (self < 0) {
+        snprintf(why, why_len, "kernel: out of memory for the internal-overlap test");
+        return SS_RUN_FAILED;
+    }
+    if (self) {
         snprintf(why, why_len, "input view has internal overlap: an in-place write is ill-defined");
         return SS_RUN_REJECTED;
     }

@@ -30,7 +30,9 @@ typedef struct ss_kprog {
 int ss_kslice(const ss_view *base, const ss_op *op, ss_kernel_id k, ss_view *out,
               char *why, size_t why_len);
 
-/* Exact: does v map two logical indices to one storage element? */
+/* Exact at any size: does v map two logical indices to one storage element?
+ * 1 yes, 0 no, -1 out of memory (a view that is not injective in the
+ * nested sense is walked with a bitmap of one bit per element it spans). */
 int ss_kview_overlaps_self(const ss_view *v);
 
 /* Plan kernel k on op, for storages with the given guard bands (accesses

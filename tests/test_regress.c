@@ -133,6 +133,9 @@ static void test_xml_escape(void **state) {
     char *e = escaped("a<b>&\"c'\x01\t\xff\xc3\xa9");
     assert_string_equal(e, "a&lt;b&gt;&amp;&quot;c&apos;\xEF\xBF\xBD&#9;\xEF\xBF\xBD\xc3\xa9");
     free(e);
+    e = escaped("x\xEF\xBF\xBEy\xEF\xBF\xBFz\xEF\xBF\xBD");   /* U+FFFE, U+FFFF: not XML characters */
+    assert_string_equal(e, "x\xEF\xBF\xBDy\xEF\xBF\xBDz\xEF\xBF\xBD");
+    free(e);
     e = escaped("\xe2\x82");   /* truncated sequence at the end */
     assert_string_equal(e, "\xEF\xBF\xBD\xEF\xBF\xBD");
     free(e);

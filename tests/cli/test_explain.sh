@@ -75,3 +75,17 @@ for f in tests/hostile/*.json; do
     if [ "$rc" != 2 ] || [ "$(wc -l <"$tmp/err")" != 1 ]; then fail "hostile $(basename "$f")" "exit $rc"; hbad=1; fi
 done
 [ -z "${hbad:-}" ] && pass "hostile cases: exit 2, one line each (ASan)"
+
+# A view whose first rows lie outside it: the collapsed stretch is one line,
+# the view's rows are still drawn, and "more rows" counts what was not shown
+# (314 rows of 64 aligned on offset 10000: 157 collapsed + 7 drawn, 150 left).
+cat >"$tmp/late.json" <<'JSON'
+{"format": "ssfuzz-case", "version": 1, "dtype": "uint8", "storage": {"numel": 20000},
+ "input": {"offset": 10000, "sizes": [100, 64], "strides": [64, 1]},
+ "src": {"storage": "input", "offset": 10000, "sizes": [1, 64], "strides": [64, 1]},
+ "dim": 0, "start": 1, "end": 2, "step": 1, "fill": {"seed": 1}}
+JSON
+"$SSFUZZ" explain "$tmp/late.json" >"$tmp/out" 2>&1
+if grep -q '^ *10000 |R\{64\}|$' "$tmp/out" && grep -q '^ *10064 |W\{64\}|$' "$tmp/out" &&
+   grep -q '^  \.\.\. 150 more rows$' "$tmp/out"; then pass "explain draws a view whose first rows are outside it"
+else fail "explain draws a view whose first rows are outside it" "$(grep -A3 'cells:' "$tmp/out" | head -5)"; fi

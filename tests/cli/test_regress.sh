@@ -99,3 +99,29 @@ else
 fi
 # --target with a mutant the case does not name: skipped, exit 0.
 expect_rc "mutant not named by expect is skipped" 0 "$SSFUZZ" regress corpus/kv-cache-separate.json --target emu:mut-step-ignored --target emu:reinplace
+
+# JUnit stays well-formed XML when a file name holds U+FFFE / U+FFFF (valid
+# UTF-8, but not XML characters): they become U+FFFD.
+mkdir -p "$tmp/nonchar"
+cp corpus/shift-right-1d.json "$tmp/nonchar/a$(printf '\xef\xbf\xbe')b$(printf '\xef\xbf\xbf').json"
+"$SSFUZZ" regress -q "$tmp/nonchar" --junit "$tmp/nonchar.xml" >/dev/null 2>&1
+if python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' "$tmp/nonchar.xml" 2>"$tmp/err"
+then pass "junit with U+FFFE/U+FFFF in a file name is well-formed XML"
+else fail "junit with U+FFFE/U+FFFF in a file name is well-formed XML" "$(tail -1 "$tmp/err")"; fi
+
+# An expect entry naming an unavailable non-mutant (cuda:reinplace without a
+# GPU) is reported as skipped, not dropped.
+if "$SSFUZZ" targets | grep -q '^cuda:reinplace .*available$'; then
+    echo "skip expect.fail on an unavailable target: cuda:reinplace is available here"
+else
+    python3 - "$tmp/cudafail.json" <<'PY'
+import json, sys
+c = json.load(open("corpus/shift-right-1d.json"))
+c["expect"] = {"fail": {"cuda:reinplace": "mismatch"}}
+json.dump(c, open(sys.argv[1], "w"))
+PY
+    "$SSFUZZ" regress "$tmp/cudafail.json" --junit "$tmp/cudafail.xml" >"$tmp/out" 2>&1; rc=$?
+    if [ "$rc" = 0 ] && grep -q ', 1 skipped,' "$tmp/out" && grep -q 'name="cuda:reinplace"' "$tmp/cudafail.xml"; then
+        pass "expect.fail on an unavailable target is reported skipped"
+    else fail "expect.fail on an unavailable target is reported skipped" "exit $rc: $(tail -1 "$tmp/out")"; fi
+fi
