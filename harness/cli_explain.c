@@ -115,9 +115,9 @@ static int draw(const ss_plan *plan, int which, const ss_replay_run *runs, size_
     const size_t es = plan->op.elem_size;
     for (size_t i = 0; i < n; i++) {
         const ss_target *t = ss_target_find(runs[i].target);
-        ss_run_opts ro = {SS_SCHED_FORWARD, seed};
+        ss_run_opts ro = {SS_SCHED_FORWARD, seed, 0};
         if (!t || (runs[i].res.verdict != SS_MISMATCH && runs[i].res.verdict != SS_GUARD_WRITE) ||
-            (runs[i].schedule && ss_schedule_from_name(runs[i].schedule, &ro.schedule)))
+            (runs[i].schedule && (ro.schedule = ss_target_schedule_index(t, runs[i].schedule)) < 0))
             continue;
         ss_check_result res;
         ss_check_target(ck, plan, ref_status, t, &ro, &res);
