@@ -9,6 +9,7 @@
 #include "ss_cli.h"
 #include "ss_compare.h"
 #include "ss_picture.h"
+#include "ss_pyexpr.h"
 #include "ss_regress_out.h"
 #include "ss_replay.h"
 #include "ss_wrong_cells.h"
@@ -97,6 +98,17 @@ static void print_plan(const char *path, const ss_case *c, const ss_plan *p) {
            op->input.sizes[p->dim]);
     print_view("written", &p->slice);
     printf("  numel   input view %" PRId64 ", slice %" PRId64 "\n", p->input_numel, p->slice_numel);
+    ss_pyexpr e;
+    if (ss_pyexpr_derive(c, &e) == 0) {
+        printf("python:   %s\n", e.line);
+        printf("          %s = the input storage as shape ", e.x);
+        for (int d = 0; d < e.x_ndim; d++) printf("%s%" PRId64, d ? "x" : "", e.x_shape[d]);
+        if (!op->src_aliased) {
+            printf(", %s = the src storage as ", e.y);
+            for (int d = 0; d < e.y_ndim; d++) printf("%s%" PRId64, d ? "x" : "", e.y_shape[d]);
+        }
+        printf("%s\n", e.exact ? "" : " (as_strided: no indexing spells the view)");
+    }
     if (p->internal_overlap)
         wrapped("valid:    no - ", "the input view has internal overlap (two indices share a storage element, "
                 "e.g. a stride-0 dim): an in-place write is ill-defined, every target must reject it", 10);
