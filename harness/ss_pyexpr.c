@@ -134,8 +134,8 @@ static void entry(buf *b, const spelling *sp, int d, const mirror *mr) {
     if (st > 1 && n > 1) put(b, ":%" PRId64, st);
 }
 
-/* "[a, b, ...]": nothing when every dim is whole, only the first entry when
- * the rest are whole, else every entry. */
+/* "[a, b, ...]": nothing when every dim is whole; trailing whole dims left
+ * out, except when the subscript starts with one (`state[:, :-3, :]`). */
 static void subscript(buf *b, const spelling *sp, const mirror *mr) {
     char text[SS_MAX_NDIM][80];
     int last = -1;
@@ -146,7 +146,7 @@ static void subscript(buf *b, const spelling *sp, const mirror *mr) {
         if (strcmp(text[d], ":")) last = d;
     }
     if (last < 0) return;
-    const int upto = last == 0 ? 1 : sp->nb;
+    const int upto = strcmp(text[0], ":") ? last + 1 : sp->nb;
     put(b, "[");
     for (int d = 0; d < upto; d++) put(b, "%s%s", d ? ", " : "", text[d]);
     put(b, "]");

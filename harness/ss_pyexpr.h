@@ -14,8 +14,8 @@
  * view's own sizes when it covers its storage, a stack of copies of it, the
  * shape its strides imply, then 1-D.
  *
- * Subscripts: `x[1:]` when only the first dim is indexed, otherwise every dim
- * is written (`x[:, 1:]`, `state[:, :-3, :]`). The written slice keeps the
+ * Subscripts: trailing whole dims are left out (`x[1:]`, `x[1, 0]`) unless
+ * the subscript starts with a whole dim (`x[:, 1:]`, `state[:, :-3, :]`). The written slice keeps the
  * case's own start/end (None is left out, -3 stays -3); a src slice over the
  * same elements copies that spelling (`x[0:1] = x[0:1].transpose(1, 2)`);
  * other src slices leave out a start of 0 and an end at the size, and count
