@@ -16,6 +16,7 @@ typedef struct spelling {
     int is_slice[SS_MAX_NDIM];
     int64_t start[SS_MAX_NDIM], len[SS_MAX_NDIM], step[SS_MAX_NDIM];
     int bd[SS_MAX_NDIM];
+    int from_back;              /* 1 (src): an end left of the size counts from the back, x[:-1] */
 } spelling;
 
 /* The written slice's own spelling, copied by a src slice over the same elements. */
@@ -130,7 +131,7 @@ static void entry(buf *b, const spelling *sp, int d, const mirror *mr) {
     const int to_end = (S - s + st - 1) / st == n;
     if (s) put(b, "%" PRId64, s);
     put(b, ":");
-    if (!to_end) put(b, "%" PRId64, s == 0 && stop < S ? stop - S : stop);
+    if (!to_end) put(b, "%" PRId64, sp->from_back && s == 0 && stop < S ? stop - S : stop);
     if (st > 1 && n > 1) put(b, ":%" PRId64, st);
 }
 
@@ -311,6 +312,7 @@ static int spell_src(const ss_plan *p, const ss_pyexpr *e, const spelling *in, c
     if (!lhs_on_x && target_exact && is_contiguous(&op->input) &&
         express(&op->src, op->input.offset, op->input.sizes, op->input.ndim, &sp) == 0) {
         const mirror mr = {p->dim, p->start, p->slice_len, p->step, sl, 0};
+        sp.from_back = 1;
         put(b, "%s", e->target);
         subscript(b, &sp, sl[0] ? &mr : NULL);
         permutation(b, &sp);
@@ -320,6 +322,7 @@ static int spell_src(const ss_plan *p, const ss_pyexpr *e, const spelling *in, c
         /* the written slice is in x's coordinates when the input takes its dim whole */
         const int merged = target_exact && in && full(in, in->bd[p->dim]);
         const mirror mr = {merged ? in->bd[p->dim] : -1, p->start, p->slice_len, p->step, sl, 0};
+        sp.from_back = 1;
         put(b, "%s", e->x);
         subscript(b, &sp, sl[0] && merged ? &mr : NULL);
         permutation(b, &sp);
@@ -375,6 +378,7 @@ static int spell_separate(const ss_case *c, const cJSON *py, ss_pyexpr *e) {
         if (express(&op->src, 0, cand[i].s, cand[i].n, &sp)) continue;
         e->y_ndim = cand[i].n;
         memcpy(e->y_shape, cand[i].s, sizeof(int64_t) * (size_t)cand[i].n);
+        sp.from_back = 1;
         put(&r, "%s", e->y);
         subscript(&r, &sp, NULL);
         permutation(&r, &sp);

@@ -18,8 +18,8 @@
  * the subscript starts with a whole dim (`x[:, 1:]`, `state[:, :-3, :]`). The written slice keeps the
  * case's own start/end (None is left out, -3 stays -3); a src slice over the
  * same elements copies that spelling (`x[0:1] = x[0:1].transpose(1, 2)`);
- * other src slices leave out a start of 0 and an end at the size, and count
- * an end from the back when the start is left out (`x[:-1]`). */
+ * other slices leave out a start of 0 and an end at the size; in src an end
+ * counts from the back when the start is left out (`x[:-1]`, but `x[:4][4:6]`). */
 #ifndef SS_PYEXPR_H
 #define SS_PYEXPR_H
 
