@@ -101,13 +101,17 @@ static void print_plan(const char *path, const ss_case *c, const ss_plan *p) {
     ss_pyexpr e;
     if (ss_pyexpr_derive(c, &e) == 0) {
         printf("python:   %s\n", e.line);
-        printf("          %s = the input storage as shape ", e.x);
-        for (int d = 0; d < e.x_ndim; d++) printf("%s%" PRId64, d ? "x" : "", e.x_shape[d]);
-        if (!op->src_aliased) {
-            printf(", %s = the src storage as ", e.y);
-            for (int d = 0; d < e.y_ndim; d++) printf("%s%" PRId64, d ? "x" : "", e.y_shape[d]);
+        char shapes[512];
+        size_t k = (size_t)snprintf(shapes, sizeof shapes, "%s = the input storage as shape", e.x);
+        for (int d = 0; d < e.x_ndim && k < sizeof shapes; d++)
+            k += (size_t)snprintf(shapes + k, sizeof shapes - k, "%s%" PRId64, d ? "x" : " ", e.x_shape[d]);
+        if (!op->src_aliased && k < sizeof shapes) {
+            k += (size_t)snprintf(shapes + k, sizeof shapes - k, "; %s = the src storage as shape", e.y);
+            for (int d = 0; d < e.y_ndim && k < sizeof shapes; d++)
+                k += (size_t)snprintf(shapes + k, sizeof shapes - k, "%s%" PRId64, d ? "x" : " ", e.y_shape[d]);
         }
-        printf("%s\n", e.exact ? "" : " (as_strided: no indexing spells the view)");
+        if (!e.exact && k < sizeof shapes) snprintf(shapes + k, sizeof shapes - k, " (as_strided: no indexing spells a view)");
+        wrapped("          ", shapes, 10);
     }
     if (p->internal_overlap)
         wrapped("valid:    no - ", "the input view has internal overlap (two indices share a storage element, "
