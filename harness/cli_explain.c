@@ -9,8 +9,10 @@
 #include "ss_cli.h"
 #include "ss_compare.h"
 #include "ss_picture.h"
+#include "ss_pyexpr.h"
 #include "ss_regress_out.h"
 #include "ss_replay.h"
+#include "ss_wrong_cells.h"
 
 static void usage(FILE *f) {
     fprintf(f,
@@ -19,6 +21,7 @@ static void usage(FILE *f) {
         "  --schedule S      emulator schedule, or all (default all)\n"
         "  --seed N          seed of the random schedule (default 1)\n"
         "  --rows N          draw at most N rows per storage (default 24)\n"
+        "  --values          list each wrong cell: expected and actual value (at most --rows per storage)\n"
         "  --color WHEN      auto (a terminal without NO_COLOR), always, never\n"
         "  --max-bytes N     byte budget of the case's storages (default %zu)\n"
         "exit: 0 every run agrees, 1 a target disagrees, 2 invalid case or usage, 3 a target unavailable\n",
@@ -95,6 +98,21 @@ static void print_plan(const char *path, const ss_case *c, const ss_plan *p) {
            op->input.sizes[p->dim]);
     print_view("written", &p->slice);
     printf("  numel   input view %" PRId64 ", slice %" PRId64 "\n", p->input_numel, p->slice_numel);
+    ss_pyexpr e;
+    if (ss_pyexpr_derive(c, &e) == 0) {
+        printf("python:   %s\n", e.line);
+        char shapes[512];
+        size_t k = (size_t)snprintf(shapes, sizeof shapes, "%s = the input storage as shape", e.x);
+        for (int d = 0; d < e.x_ndim && k < sizeof shapes; d++)
+            k += (size_t)snprintf(shapes + k, sizeof shapes - k, "%s%" PRId64, d ? "x" : " ", e.x_shape[d]);
+        if (!op->src_aliased && k < sizeof shapes) {
+            k += (size_t)snprintf(shapes + k, sizeof shapes - k, "; %s = the src storage as shape", e.y);
+            for (int d = 0; d < e.y_ndim && k < sizeof shapes; d++)
+                k += (size_t)snprintf(shapes + k, sizeof shapes - k, "%s%" PRId64, d ? "x" : " ", e.y_shape[d]);
+        }
+        if (!e.exact && k < sizeof shapes) snprintf(shapes + k, sizeof shapes - k, " (as_strided: no indexing spells a view)");
+        wrapped("          ", shapes, 10);
+    }
     if (p->internal_overlap)
         wrapped("valid:    no - ", "the input view has internal overlap (two indices share a storage element, "
                 "e.g. a stride-0 dim): an in-place write is ill-defined, every target must reject it", 10);
@@ -133,7 +151,8 @@ static int draw(const ss_plan *plan, int which, const ss_replay_run *runs, size_
 }
 
 /* One line per target, and a map of the cells it got wrong under any schedule. */
-static void report_targets(ss_replay_ctx *rc, const ss_replay_case_result *r, int color, int64_t rows) {
+static void report_targets(ss_replay_ctx *rc, const ss_replay_case_result *r, int color, int64_t rows,
+                           int values) {
     for (size_t k = 0; k < r->runs;) {
         size_t j = k, bad = 0;
         while (j < r->runs && !strcmp(r->run[j].target, r->run[k].target)) bad += r->run[j++].res.verdict != SS_AGREE;
@@ -166,6 +185,13 @@ static void report_targets(ss_replay_ctx *rc, const ss_replay_case_result *r, in
             if (!rc->plan.op.src_aliased)
                 draw(&rc->plan, SS_STORAGE_SRC, r->run + k, j - k, &rc->check, r->ref_status, seed, color, rows);
         }
+        if (values && (first->res.verdict == SS_MISMATCH || first->res.verdict == SS_GUARD_WRITE)) {
+            printf("  wrong cells under %s:\n", first->schedule ? first->schedule : "the run");
+            const int vt = first->res.diff.value_type;
+            ss_wrong_cells_print(stdout, &rc->plan, vt, SS_STORAGE_INPUT, &rc->check.ref_in, &first->final_in, rows);
+            if (!rc->plan.op.src_aliased)
+                ss_wrong_cells_print(stdout, &rc->plan, vt, SS_STORAGE_SRC, &rc->check.ref_src, &first->final_src, rows);
+        }
         k = j;
     }
 }
@@ -175,10 +201,12 @@ int ss_cmd_explain(int argc, char **argv) {
     ss_replay_opts_init(&o);
     int color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
     uint64_t rows = 24;
+    int values = 0;
     static const struct option longopts[] = {
         {"target", required_argument, 0, 't'}, {"schedule", required_argument, 0, 's'},
         {"seed", required_argument, 0, 'S'},   {"rows", required_argument, 0, 'r'},
         {"color", required_argument, 0, 'c'},  {"max-bytes", required_argument, 0, 'm'},
+        {"values", no_argument, 0, 'v'},
         {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     optind = 1;
     int ch;
@@ -202,6 +230,7 @@ int ss_cmd_explain(int argc, char **argv) {
             else if (!strcmp(optarg, "never")) color = 0;
             else if (strcmp(optarg, "auto")) { ss_fail(&err, "--color", "must be auto, always or never"); goto bad; }
             break;
+        case 'v': values = 1; break;
         case 'h': usage(stdout); return SS_EXIT_OK;
         default: usage(stderr); return SS_EXIT_USAGE;
         bad:
@@ -235,7 +264,7 @@ int ss_cmd_explain(int argc, char **argv) {
          draw(&rc.plan, SS_STORAGE_SRC, NULL, 0, &rc.check, r.ref_status, o.seed, color, (int64_t)rows)))
         fprintf(stderr, "ssfuzz explain: out of memory drawing the map\n");
     printf("targets (reference %s):\n", r.ref_status == SS_RUN_REJECTED ? "rejects the case" : "ran");
-    report_targets(&rc, &r, color, (int64_t)rows);
+    report_targets(&rc, &r, color, (int64_t)rows, values);
     const int code = r.exit_code;
     ss_replay_case_result_free(&r);
     ss_replay_ctx_free(&rc);

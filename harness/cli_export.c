@@ -18,11 +18,16 @@
 
 static void usage(FILE *f) {
     fprintf(f,
-        "usage: ssfuzz export --torch CASE [-o FILE] [--max-bytes N]\n"
-        "  Prints a standalone Python script that rebuilds the case's storages and views with\n"
-        "  torch.as_strided, computes the expected result with torch.slice_scatter on CPU, runs the\n"
-        "  same assignment in place (torch.compile on CUDA, else CPU, else eager) and compares the\n"
-        "  final storages bit for bit. The script exits 0 agree, 1 differ, 2 the in-place run raised.\n"
+        "usage: ssfuzz export --torch CASE [--spelling S] [-o FILE] [--max-bytes N]\n"
+        "  Prints a standalone Python script whose program is the case as one line of Python\n"
+        "  (`x[:, 1:] = x[:, :-1]`). It computes the expected result with torch.slice_scatter on\n"
+        "  CPU, then runs the program in place in every mode this torch has (eager, and\n"
+        "  torch.compile, each on cpu and on cuda when present), compares the final storages bit\n"
+        "  for bit and prints one verdict line per mode. The script exits with the worst:\n"
+        "  1 differ (or ran an invalid case), 2 error, 3 refused (eager's overlap check), 0 agree.\n"
+        "  --spelling S      how the program writes the update (default setitem): setitem\n"
+        "                    (x[a:b] = src), setitem-clone (= src.clone()), copy (x[a:b].copy_(src)),\n"
+        "                    scatter-copy, scatter-return, clone-scatter, index-put\n"
         "  -o FILE           write the script to FILE (atomically) instead of stdout\n"
         "  --max-bytes N     largest storages to export (default %zu)\n",
         EXPORT_MAX_BYTES);
@@ -68,7 +73,9 @@ static void py_comment(FILE *f, const char *label, const char *text) {
 
 
 static void emit(FILE *f, const char *path, const ss_case *c, const ss_plan *p,
-                 const ss_storage *in, const ss_storage *src) {
+                 const ss_storage *in, const ss_storage *src, const char *spelling) {
+    ss_pyexpr e;
+    ss_pyexpr_derive(c, &e);
     const ss_op *op = &p->op;
     fputs("#!/usr/bin/env python3\n", f);
     py_comment(f, "ssfuzz " SS_VERSION " export --torch of ", path);
@@ -79,11 +86,21 @@ static void emit(FILE *f, const char *path, const ss_case *c, const ss_plan *p,
         snprintf(label, sizeof label, "%s: ", keys[i]);
         if (cJSON_IsString(it)) py_comment(f, label, it->valuestring);
     }
-    fputs("# Expected: torch.slice_scatter on CPU (step passed explicitly), written back through the\n"
-          "# input view. Actual: the same assignment in place, under torch.compile on CUDA when\n"
-          "# available, else on CPU, else eager. Exit 0 agree, 1 differ, 2 the in-place run raised.\n"
-          "# usage: python3 SCRIPT [--mode auto|compile|eager] [--expected-out F] [--actual-out F]\n"
-          "import argparse\nimport itertools\nimport json\nimport sys\n\nimport torch\n\n", f);
+    fputs("#\n# The program: ", f);
+    fputs(e.line, f);
+    fprintf(f, "\n# (%s = the input storage as shape ", e.x);
+    py_tuple(f, e.x_shape, e.x_ndim);
+    if (!op->src_aliased) {
+        fprintf(f, ", %s = the src storage as shape ", e.y);
+        py_tuple(f, e.y_shape, e.y_ndim);
+    }
+    fputs(")\n"
+          "# Expected: torch.slice_scatter on CPU (step passed explicitly), the written slice stored\n"
+          "# back through the input view. Actual: the program in place, in every mode this torch has\n"
+          "# (eager, torch.compile; cpu, cuda), one verdict line each. Exit: the worst of 1 differ\n"
+          "# (or ran an invalid case), 2 error, 3 refused (eager's overlap check), 0 agree.\n"
+          "# usage: python3 SCRIPT [--mode all|eager|compile] [--spelling S] [--expected-out F] [--actual-out F]\n"
+          "import argparse\nimport itertools\nimport json\nimport os\nimport sys\nimport tempfile\n\nimport torch\n\n", f);
     fprintf(f, "DTYPE = torch.%s\nELEM_SIZE = %zu\n", torch_dtype(c->dtype), op->elem_size);
     py_view(f, "INPUT_VIEW", &op->input);
     py_view(f, "SRC_VIEW", &op->src);
@@ -98,15 +115,23 @@ static void emit(FILE *f, const char *path, const ss_case *c, const ss_plan *p,
     py_bytes(f, "INPUT_BYTES", ss_storage_data(in), in->bytes);
     if (op->src_aliased) fputs("SRC_BYTES = None\n", f);
     else py_bytes(f, "SRC_BYTES", ss_storage_data(src), src->bytes);
+    fputs("X_SHAPE = ", f);
+    py_tuple(f, e.x_shape, e.x_ndim);
+    fputs("\nY_SHAPE = ", f);
+    if (op->src_aliased) fputs("None", f);
+    else py_tuple(f, e.y_shape, e.y_ndim);
+    fprintf(f, "\nSPELLING = '%s'\n", spelling);
+    ss_export_programs(f, c, &e);
     fputs(ss_export_torch_body, f);
 }
 
 int ss_cmd_export(int argc, char **argv) {
     int torch = 0;
-    const char *out_path = NULL;
+    const char *out_path = NULL, *spelling = "setitem";
     uint64_t max_bytes = EXPORT_MAX_BYTES;
     static const struct option longopts[] = {
         {"torch", no_argument, 0, 'T'}, {"output", required_argument, 0, 'o'},
+        {"spelling", required_argument, 0, 's'},
         {"max-bytes", required_argument, 0, 'm'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     optind = 1;
     int ch;
@@ -115,6 +140,14 @@ int ss_cmd_export(int argc, char **argv) {
         switch (ch) {
         case 'T': torch = 1; break;
         case 'o': out_path = optarg; break;
+        case 's':
+            if (!ss_export_spelling_valid(optarg)) {
+                fprintf(stderr, "ssfuzz export: --spelling: unknown spelling '%s' (setitem, setitem-clone, "
+                                "copy, scatter-copy, scatter-return, clone-scatter, index-put)\n", optarg);
+                return SS_EXIT_USAGE;
+            }
+            spelling = optarg;
+            break;
         case 'm':
             if (ss_parse_u64("--max-bytes", optarg, &max_bytes, &err)) {
                 fprintf(stderr, "ssfuzz export: %s: %s\n", err.field, err.msg);
@@ -153,7 +186,7 @@ int ss_cmd_export(int argc, char **argv) {
         goto done;
     }
     ss_fill_case(&c, &in, &src);
-    emit(f, path, &c, &plan, &in, &src);
+    emit(f, path, &c, &plan, &in, &src, spelling);
     if (fclose(f)) { f = NULL; fprintf(stderr, "ssfuzz export: out of memory\n"); goto done; }
     f = NULL;
     if (out_path) {

@@ -35,6 +35,27 @@ static const char *meta_string(const ss_case *c, const char *key) {
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+/* Puts back every key of the user's meta that the reproducer's meta does not
+ * set (upstream, title, notes...), in their order, ahead of the owned keys. */
+static int keep_user_meta(ss_case *c, const cJSON *old) {
+    if (!old) return 0;
+    cJSON *m = cJSON_CreateObject();
+    if (!m) return -1;
+    for (const cJSON *it = old->child; it; it = it->next) {
+        if (!it->string || cJSON_GetObjectItemCaseSensitive(c->meta, it->string)) continue;
+        cJSON *dup = cJSON_Duplicate(it, 1);
+        if (!dup) { cJSON_Delete(m); return -1; }
+        cJSON_AddItemToObject(m, it->string, dup);
+    }
+    while (c->meta->child) {
+        cJSON *it = cJSON_DetachItemViaPointer(c->meta, c->meta->child);
+        cJSON_AddItemToObject(m, it->string, it);
+    }
+    cJSON_Delete(c->meta);
+    c->meta = m;
+    return 0;
+}
+
 int ss_cmd_minimize(int argc, char **argv) {
     const char *target = NULL, *sched_name = NULL, *out = NULL;
     uint64_t seed = 0, v;
@@ -173,10 +194,16 @@ int ss_cmd_minimize(int argc, char **argv) {
     const char *cseed = meta_string(&cs, "campaign_seed"), *cidx = meta_string(&cs, "case_index");
     snprintf(seedbuf, sizeof seedbuf, "%s", cseed ? cseed : "0");
     snprintf(idxbuf, sizeof idxbuf, "%s", cidx ? cidx : "0");
+    /* found_by says where the case came from: minimizing does not change that */
+    const char *found_by = meta_string(&cs, "found_by");
     ss_finding f = {ss_verdict_name(p.want), p.target->name, sched, p.opts.seed, cseed && cidx,
                     strtoull(seedbuf, NULL, 10), strtoull(idxbuf, NULL, 10), st.numel_before,
-                    st.ndim_before, !st.budget_hit, "ssfuzz minimize", detail};
-    if (ss_report_set_meta(&cs, &f)) { fprintf(stderr, "ssfuzz minimize: out of memory\n"); rc = SS_EXIT_TARGET; goto done; }
+                    st.ndim_before, !st.budget_hit, found_by ? found_by : "ssfuzz minimize", detail};
+    cJSON *user_meta = cs.meta;
+    cs.meta = NULL;
+    const int meta_rc = ss_report_set_meta(&cs, &f) || keep_user_meta(&cs, user_meta);
+    cJSON_Delete(user_meta);
+    if (meta_rc) { fprintf(stderr, "ssfuzz minimize: out of memory\n"); rc = SS_EXIT_TARGET; goto done; }
     fprintf(stderr, "minimize: %s on %s%s%s: %d-D, %lld elements -> %d-D, %lld elements "
                     "(%ld steps kept of %ld tried)%s\n",
             f.kind, target, sched ? " under " : "", sched ? sched : "", st.ndim_before,

@@ -25,6 +25,7 @@ static const command commands[] = {
     {"regress", ss_cmd_regress, "check every case's expectations (JUnit, SARIF output)"},
     {"explain", ss_cmd_explain, "show a case's plan, overlap class and memory map"},
     {"export", ss_cmd_export, "print a standalone PyTorch script for a case (--torch)"},
+    {"gen", ss_cmd_gen, "write case I of seed S as the fuzz campaign generates it"},
     {"targets", ss_cmd_targets, "list targets and whether each can run here"},
     {"triage", ss_cmd_triage, "classify findings against the ledger: new, known, fixed (nightly)"},
 };

@@ -26,6 +26,11 @@ size_t ss_dtype_size(ss_dtype t);
 /* Largest case file the reader accepts (bytes). */
 #ifndef SS_MAX_CASE_FILE_BYTES
 #define SS_MAX_CASE_FILE_BYTES ((size_t)256 << 20)
+/* float16 / bfloat16 (t) bits <-> double; ss_double_to_half rounds to
+ * nearest-even and returns -1 when the value overflows to infinity. */
+double ss_half_to_double(ss_dtype t, uint16_t bits);
+int ss_double_to_half(ss_dtype t, double d, uint16_t *out);
+
 #endif
 
 typedef struct ss_case {

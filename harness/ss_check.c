@@ -35,6 +35,7 @@ void ss_check_ctx_free(ss_check_ctx *ctx) {
 int ss_check_prepare(ss_check_ctx *ctx, const ss_case *c, const ss_plan *plan,
                      ss_run_status *ref_status, char *why, size_t why_len) {
     const size_t es = plan->op.elem_size;
+    ctx->value_type = 1 + (int)c->dtype;
     const size_t in_bytes = (size_t)plan->op.input_storage_numel * es;
     const size_t src_bytes = plan->op.src_aliased ? 0 : (size_t)plan->op.src_storage_numel * es;
     const size_t budget = ctx->max_bytes ? ctx->max_bytes : SS_DEFAULT_MAX_BYTES;
@@ -91,6 +92,7 @@ void ss_check_target(ss_check_ctx *ctx, const ss_plan *plan, ss_run_status ref_s
         ss_compare(plan, &ctx->ref_in, &ctx->ref_src, &ctx->tgt_in, &ctx->tgt_src, &res->diff);
         break;
     }
+    res->diff.value_type = ctx->value_type;
     res->verdict = res->diff.guard_corrupt ? SS_GUARD_WRITE
                  : res->diff.count ? SS_MISMATCH : SS_AGREE;
 }

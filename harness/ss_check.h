@@ -30,6 +30,7 @@ typedef struct ss_check_ctx {
     ss_storage ref_in, ref_src, tgt_in, tgt_src, init_in, init_src;
     int dtype;                /* the prepared case's ss_dtype */
     size_t max_bytes;         /* byte budget (see ss_plan_build_limited); 0 = default */
+    int value_type;           /* 1 + the prepared case's ss_dtype, copied into each diff */
 } ss_check_ctx;
 
 void ss_check_ctx_init(ss_check_ctx *ctx);

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "ss_compare.h"
 #include "ss_storage.h"
+#include "ss_value_fmt.h"
 
 /* Logical index of storage element `index` in view v, if v touches it. Only
  * runs on a mismatch, so a plain walk is fine. */
@@ -60,12 +61,6 @@ int ss_compare(const ss_plan *plan, const ss_storage *exp_in, const ss_storage *
     return diff->count > 0 || diff->guard_corrupt;
 }
 
-/* Element bits as one hex number (the element read as little-endian). */
-static void hex_bits(const uint8_t *b, size_t es, char *out, size_t n) {
-    size_t k = (size_t)snprintf(out, n, "0x");
-    for (size_t i = es; i-- > 0 && k + 2 < n;) k += (size_t)snprintf(out + k, n - k, "%02x", b[i]);
-}
-
 void ss_diff_format(const ss_plan *plan, const ss_diff *diff, char *out, size_t n) {
     (void)plan;
     if (diff->count == 0) {
@@ -73,9 +68,9 @@ void ss_diff_format(const ss_plan *plan, const ss_diff *diff, char *out, size_t 
                                                    : "storages identical");
         return;
     }
-    char exp[40], act[40], logical[16 * 22 + 4] = "";
-    hex_bits(diff->expected, diff->elem_size, exp, sizeof exp);
-    hex_bits(diff->actual, diff->elem_size, act, sizeof act);
+    char exp[160], act[160], logical[16 * 22 + 4] = "";
+    ss_value_format(diff->value_type, diff->expected, diff->elem_size, exp, sizeof exp);
+    ss_value_format(diff->value_type, diff->actual, diff->elem_size, act, sizeof act);
     if (diff->in_input_view) {
         size_t k = (size_t)snprintf(logical, sizeof logical, " (input index [");
         for (int d = 0; d < plan->op.input.ndim; d++)

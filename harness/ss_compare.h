@@ -15,6 +15,7 @@ typedef struct ss_diff {
     int64_t logical[SS_MAX_NDIM];
     uint8_t expected[16], actual[16];
     size_t elem_size;
+    int value_type;           /* 1 + ss_dtype, for values as numbers; 0 unknown: bits only */
 } ss_diff;
 
 /* Compare expected vs actual storages element by element (memcmp semantics).
@@ -22,7 +23,8 @@ typedef struct ss_diff {
 int ss_compare(const ss_plan *plan, const ss_storage *exp_in, const ss_storage *exp_src,
                const ss_storage *act_in, const ss_storage *act_src, ss_diff *diff);
 
-/* One line: "input[5] (logical [1, 1]): expected 0x..., got 0x...; 3 elements differ". */
+/* One line: "input storage[5] (input index [1, 1]): expected 9.0 (0x41100000), got
+ * 8.0 (0x41000000); 3 elements differ" (bits only when value_type is 0). */
 void ss_diff_format(const ss_plan *plan, const ss_diff *diff, char *out, size_t n);
 
 #endif

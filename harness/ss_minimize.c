@@ -149,6 +149,57 @@ static int translate(ss_case *k, int64_t m_in, int64_t m_src) {
     return fit(k);
 }
 
+/* Drops the first m elements of the input storage (and of a separate src
+ * storage, m_src) without fitting: the views move down with their storage, so
+ * a case whose failure needs storage beyond its views (a write past the view)
+ * shrinks its offset and its storage together. */
+static int slide(ss_case *k, int64_t m_in, int64_t m_src) {
+    ss_op *op = &k->op;
+    if (op->src_aliased) m_src = m_in;
+    if (m_in > op->input.offset || m_src > op->src.offset) return -1;
+    if (remap(&k->values_input, op->input_storage_numel, op->input_storage_numel - m_in, m_in,
+              op->elem_size))
+        return -1;
+    op->input.offset -= m_in;
+    op->src.offset -= m_src;
+    op->input_storage_numel -= m_in;
+    if (op->src_aliased) {
+        op->src_storage_numel = op->input_storage_numel;
+        return 0;
+    }
+    if (remap(&k->values_src, op->src_storage_numel, op->src_storage_numel - m_src, m_src,
+              op->elem_size))
+        return -1;
+    op->src_storage_numel -= m_src;
+    return 0;
+}
+
+/* Cuts a storage's tail to n elements, the views left where they are (the
+ * plan refuses the candidate if a view no longer fits). */
+static int cut(ss_case *k, int src, int64_t n) {
+    ss_op *op = &k->op;
+    if (src && !op->src_aliased) {
+        if (remap(&k->values_src, op->src_storage_numel, n, 0, op->elem_size)) return -1;
+        op->src_storage_numel = n;
+        return 0;
+    }
+    if (remap(&k->values_input, op->input_storage_numel, n, 0, op->elem_size)) return -1;
+    op->input_storage_numel = n;
+    if (op->src_aliased) op->src_storage_numel = n;
+    return 0;
+}
+
+/* 1 when a storage holds elements beyond what its views reach: then every
+ * edit is also tried without fitting the storages afterwards. */
+static int has_slack(const ss_op *op) {
+    int64_t need = ss_view_end(&op->input);
+    if (op->src_aliased) {
+        const int64_t e = ss_view_end(&op->src);
+        return (e > need ? e : need) < op->input_storage_numel;
+    }
+    return need < op->input_storage_numel || ss_view_end(&op->src) < op->src_storage_numel;
+}
+
 static void drop_dim(ss_op *op, int k) {
     for (int d = k; d + 1 < op->input.ndim; d++) {
         op->input.sizes[d] = op->input.sizes[d + 1];
@@ -186,6 +237,12 @@ static int toward_zero(int64_t x, int64_t out[3]) {
 }
 
 #define EDIT(stmt) do { ss_case *k_ = push(l, c); if (!k_) return; ss_case *k = k_; stmt; } while (0)
+/* An edit whose storages are then fitted to the views, and, when the case has
+ * slack, the same edit with the storages left as they are. */
+#define EDIT_FIT(stmt, bad) do { \
+        EDIT(stmt; if ((bad) || fit(k)) pop(l)); \
+        if (slack) EDIT(stmt; if (bad) pop(l)); \
+    } while (0)
 
 /* Canonical 1-D aliasing patterns on a contiguous storage of n elements, tried
  * when smaller than c: a shrink path that single edits of a multi-dim
@@ -221,6 +278,7 @@ static void candidates(const ss_case *c, clist *l) {
     if (slice_of(op, &wd, &len)) return;
     int64_t v[4];
 
+    const int slack = has_slack(op);
     EDIT(if (fit(k)) pop(l));
     if (c->explicit_values)
         EDIT(free(k->values_input); free(k->values_src); k->values_input = k->values_src = NULL;
@@ -233,6 +291,20 @@ static void candidates(const ss_case *c, clist *l) {
         if (op->src_aliased && in_empty) m = op->src.offset;
         if (m > 0) EDIT(if (translate(k, m, op->src_aliased ? m : 0)) pop(l));
         if (!op->src_aliased && op->src.offset > 0) EDIT(if (translate(k, 0, op->src.offset)) pop(l));
+    }
+    if (slack) {   /* offsets and storages shrink together; tails shrink alone */
+        const int64_t mv = op->src_aliased && op->src.offset < op->input.offset ? op->src.offset
+                                                                                : op->input.offset;
+        for (int i = 0, n = smaller(mv, v); i < n; i++)
+            EDIT(if (slide(k, mv - v[i], 0)) pop(l));
+        if (!op->src_aliased)
+            for (int i = 0, n = smaller(op->src.offset, v); i < n; i++)
+                EDIT(if (slide(k, 0, op->src.offset - v[i])) pop(l));
+        for (int i = 0, n = smaller(op->input_storage_numel, v); i < n; i++)
+            EDIT(if (cut(k, 0, v[i])) pop(l));
+        if (!op->src_aliased)
+            for (int i = 0, n = smaller(op->src_storage_numel, v); i < n; i++)
+                EDIT(if (cut(k, 1, v[i])) pop(l));
     }
     for (int d = 0; d < nd && nd > 1; d++)
         if (d != wd) EDIT(drop_dim(&k->op, d); k->op.dim = wd - (d < wd); if (resync(&k->op)) pop(l));
@@ -262,30 +334,30 @@ static void candidates(const ss_case *c, clist *l) {
                 EDIT(k->dtype = (ss_dtype)t; k->op.elem_size = ss_dtype_size((ss_dtype)t));
     for (int d = 0; d < nd; d++)
         for (int i = 0, n = smaller(op->input.sizes[d], v); i < n; i++)
-            EDIT(k->op.input.sizes[d] = v[i]; if (resync(&k->op) || fit(k)) pop(l));
+            EDIT_FIT(k->op.input.sizes[d] = v[i], resync(&k->op));
     for (int i = 0, n = smaller(op->input.offset, v); i < n; i++)
-        EDIT(k->op.input.offset = v[i]; if (fit(k)) pop(l));
+        EDIT_FIT(k->op.input.offset = v[i], 0);
     for (int i = 0, n = smaller(op->src.offset, v); i < n; i++)
-        EDIT(k->op.src.offset = v[i]; if (fit(k)) pop(l));
+        EDIT_FIT(k->op.src.offset = v[i], 0);
     for (int d = 0; d < nd; d++) {
         for (int i = 0, n = smaller(op->input.strides[d], v); i < n; i++)
-            EDIT(k->op.input.strides[d] = v[i]; if (fit(k)) pop(l));
+            EDIT_FIT(k->op.input.strides[d] = v[i], 0);
         for (int i = 0, n = smaller(op->src.strides[d], v); i < n; i++)
-            EDIT(k->op.src.strides[d] = v[i]; if (fit(k)) pop(l));
+            EDIT_FIT(k->op.src.strides[d] = v[i], 0);
     }
     if (op->dim < 0) EDIT(k->op.dim = wd);
     if (op->has_start) {
-        EDIT(k->op.has_start = 0; k->op.start = 0; if (resync(&k->op) || fit(k)) pop(l));
+        EDIT_FIT(k->op.has_start = 0; k->op.start = 0, resync(&k->op));
         for (int i = 0, n = toward_zero(op->start, v); i < n; i++)
-            EDIT(k->op.start = v[i]; if (resync(&k->op) || fit(k)) pop(l));
+            EDIT_FIT(k->op.start = v[i], resync(&k->op));
     }
     if (op->has_end) {
-        EDIT(k->op.has_end = 0; k->op.end = 0; if (resync(&k->op) || fit(k)) pop(l));
+        EDIT_FIT(k->op.has_end = 0; k->op.end = 0, resync(&k->op));
         for (int i = 0, n = toward_zero(op->end, v); i < n; i++)
-            EDIT(k->op.end = v[i]; if (resync(&k->op) || fit(k)) pop(l));
+            EDIT_FIT(k->op.end = v[i], resync(&k->op));
     }
     for (int i = 0, n = smaller(op->step, v); i < n; i++)
-        if (v[i] >= 1) EDIT(k->op.step = v[i]; if (resync(&k->op) || fit(k)) pop(l));
+        if (v[i] >= 1) EDIT_FIT(k->op.step = v[i], resync(&k->op));
     if (c->fill_seed) EDIT(k->fill_seed = 0);
     templates(c, l);
 }

@@ -71,6 +71,14 @@ static int double_to_small(small_fmt f, double d, uint16_t *out) {
     return 0;
 }
 
+double ss_half_to_double(ss_dtype t, uint16_t bits) {
+    return small_to_double(t == SS_BFLOAT16 ? FMT_BF16 : FMT_F16, bits);
+}
+
+int ss_double_to_half(ss_dtype t, double d, uint16_t *out) {
+    return double_to_small(t == SS_BFLOAT16 ? FMT_BF16 : FMT_F16, d, out);
+}
+
 /* ---- number exactness ----------------------------------------------------- */
 
 /* cJSON 1.7 prints a double with "%1.15g" and falls back to "%1.17g" only when

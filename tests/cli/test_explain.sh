@@ -89,3 +89,17 @@ JSON
 if grep -q '^ *10000 |R\{64\}|$' "$tmp/out" && grep -q '^ *10064 |W\{64\}|$' "$tmp/out" &&
    grep -q '^  \.\.\. 150 more rows$' "$tmp/out"; then pass "explain draws a view whose first rows are outside it"
 else fail "explain draws a view whose first rows are outside it" "$(grep -A3 'cells:' "$tmp/out" | head -5)"; fi
+# Values as numbers next to bits: the mismatch line (replay, explain) and the
+# wrong cells of explain --values, for float32 and for a 2-byte float (bfloat16).
+"$SSFUZZ" replay corpus/shift-inner-dim.json --target emu:mut-alias-unchecked --schedule forward >"$tmp/out" 2>&1
+if grep -q 'expected 3.0 (0x40400000), got 2.0 (0x40000000)' "$tmp/out"; then pass "replay mismatch line shows 3.0 (0x40400000) vs 2.0"
+else fail "replay mismatch line shows 3.0 (0x40400000) vs 2.0" "$(head -c 300 "$tmp/out")"; fi
+"$SSFUZZ" explain corpus/shift-inner-dim.json --target emu:mut-alias-unchecked --color never --values >"$tmp/out" 2>&1
+n=$(grep -c '^    input storage\[[0-9]*\] (input index \[[0-9], [0-9]\]): expected [0-9.]* (0x[0-9a-f]*), got [0-9.]* (0x[0-9a-f]*)$' "$tmp/out")
+if [ "$n" = 9 ] && grep -q 'storage\[7\] (input index \[1, 2\]): expected 8.0 (0x41000000), got 7.0 (0x40e00000)' "$tmp/out"
+then pass "explain --values lists the 9 wrong cells with values"
+else fail "explain --values lists the 9 wrong cells with values" "$n lines"; fi
+"$SSFUZZ" explain corpus/kv-cache-separate.json --target emu:mut-ignore-offset --color never --values --rows 3 >"$tmp/out" 2>&1
+if grep -q 'expected 14.0 (0x4160), got 130.0 (0x4302)' "$tmp/out" && grep -q '^    \.\.\. 29 more$' "$tmp/out"
+then pass "explain --values: bfloat16 values, capped at --rows"
+else fail "explain --values: bfloat16 values, capped at --rows" "$(grep -A4 'wrong cells' "$tmp/out" | head -5)"; fi

@@ -1,0 +1,73 @@
+/* ss_export_program.c - the exported script's programs: the case's Python line in each spelling user code has. */
+#include <inttypes.h>
+#include <string.h>
+#include "ss_export.h"
+
+const char *const ss_export_spellings[] = {"setitem", "setitem-clone", "copy", "scatter-copy",
+                                           "scatter-return", "clone-scatter", "index-put", NULL};
+
+int ss_export_spelling_valid(const char *name) {
+    for (int i = 0; ss_export_spellings[i]; i++)
+        if (!strcmp(name, ss_export_spellings[i])) return 1;
+    return 0;
+}
+
+/* "dim, start, end, step" as Python literals, the case's own values. */
+static void scatter_args(const ss_op *op, char *out, size_t n) {
+    char s[32] = "None", e[32] = "None";
+    if (op->has_start) snprintf(s, sizeof s, "%" PRId64, op->start);
+    if (op->has_end) snprintf(e, sizeof e, "%" PRId64, op->end);
+    snprintf(out, n, "%" PRId64 ", %s, %s, %" PRId64, op->dim, s, e, op->step);
+}
+
+/* The statement(s) of one spelling; lines separated by "\n". */
+static void statement(int i, const ss_case *c, const ss_pyexpr *e, const char *args, char *out, size_t n) {
+    const char *t = e->target, *l = e->lhs, *r = e->rhs;
+    switch (i) {
+    case 0: snprintf(out, n, "%s = %s", l, r); break;
+    case 1: snprintf(out, n, "%s = %s.clone()", l, r); break;
+    case 2: snprintf(out, n, "%s.copy_(%s)", l, r); break;
+    case 3: snprintf(out, n, "%s.copy_(torch.slice_scatter(%s, %s, %s))", t, t, r, args); break;
+    case 4: snprintf(out, n, "out = torch.slice_scatter(%s, %s, %s)\n%s.zero_()\nreturn out", t, r, args, t); break;
+    case 5: snprintf(out, n, "%s.copy_(torch.slice_scatter(%s.clone(), %s, %s))", t, t, r, args); break;
+    default: snprintf(out, n, "%s.index_put_(slice_index(%s, %s), %s)", t, t, args, r); break;
+    }
+    (void)c;
+}
+
+static void py_string(FILE *f, const char *s) {
+    fputc('\'', f);
+    for (; *s; s++) {
+        if (*s == '\n') fputs("; ", f);
+        else if (*s == '\'' || *s == '\\') fprintf(f, "\\%c", *s);
+        else fputc(*s, f);
+    }
+    fputc('\'', f);
+}
+
+void ss_export_programs(FILE *f, const ss_case *c, const ss_pyexpr *e) {
+    static char text[7][4 * SS_PYEXPR_LEN + 512];
+    char args[128];
+    scatter_args(&c->op, args, sizeof args);
+    fputs("\n\n# The case as user code, one function per spelling (--spelling picks one).\n", f);
+    for (int i = 0; ss_export_spellings[i]; i++) {
+        char fn[32];
+        snprintf(fn, sizeof fn, "%s", ss_export_spellings[i]);
+        for (char *p = fn; *p; p++) if (*p == '-') *p = '_';
+        statement(i, c, e, args, text[i], sizeof text[i]);
+        fprintf(f, "def %s(%s, %s):\n    ", fn, e->x, e->y);
+        for (const char *p = text[i]; *p; p++) {
+            if (*p == '\n') fputs("\n    ", f);
+            else fputc(*p, f);
+        }
+        fputs("\n\n\n", f);
+    }
+    fprintf(f, "def finish_scatter_return(%s, %s, out):\n    %s.copy_(out)\n\n\nPROGRAMS = {\n", e->x, e->y,
+            e->target);
+    for (int i = 0; ss_export_spellings[i]; i++) {
+        fprintf(f, "    '%s': ", ss_export_spellings[i]);
+        py_string(f, text[i]);
+        fputs(",\n", f);
+    }
+    fputs("}\n", f);
+}
