@@ -9,6 +9,7 @@
 #include "ss_cli.h"
 #include "ss_files.h"
 #include "ss_fuzz.h"
+#include "ss_gen_opts.h"
 #include "ss_replay.h"
 
 static volatile sig_atomic_t stop_flag;
@@ -105,12 +106,10 @@ static void print_summary(const ss_fuzz_config *cfg, const ss_summary *s, FILE *
     fprintf(f, "reproduce: ssfuzz fuzz --seed %llu --cases %llu", (unsigned long long)s->seed,
             (unsigned long long)s->cases);
     for (size_t i = 0; i < cfg->n_targets; i++) fprintf(f, " --target %s", cfg->targets[i]->name);
-    fprintf(f, " --large-per-mille %u --max-numel %lld --max-ndim %d", cfg->gen.large_per_mille,
-            (long long)cfg->gen.max_numel, cfg->gen.max_ndim);
-    if (cfg->max_bytes) fprintf(f, " --max-bytes %zu", cfg->max_bytes);
+    char gen[200];
+    ss_gen_opts_format(&cfg->gen, gen, sizeof gen);
     fprintf(f, "%s%s%s%s\n", cfg->all_schedules ? "" : " --schedule ",
-            cfg->all_schedules ? "" : cfg->schedule, cfg->gen.swarm ? "" : " --no-swarm",
-            cfg->refusal_is_finding ? " --refusal-is-finding" : "");
+            cfg->all_schedules ? "" : cfg->schedule, gen, cfg->refusal_is_finding ? " --refusal-is-finding" : "");
     fprintf(f, "summary: %s/summary.json\n", cfg->out);
 }
 
@@ -126,17 +125,15 @@ int ss_cmd_fuzz(int argc, char **argv) {
     int have_seed = 0, quiet = 0, have_large = 0;
     uint64_t v;
     ss_error err;
-    enum { O_SEED = 256, O_TIME, O_CASES, O_SCHED, O_NUMEL, O_BYTES, O_NDIM, O_TIMEOUT, O_MINTIME, O_NOSWARM,
-           O_REFUSAL, O_LARGE };
+    enum { O_SEED = 256, O_TIME, O_CASES, O_SCHED, O_TIMEOUT, O_MINTIME, O_REFUSAL };
     static const struct option opts[] = {
         {"target", required_argument, 0, 't'}, {"seed", required_argument, 0, O_SEED},
         {"time", required_argument, 0, O_TIME}, {"cases", required_argument, 0, O_CASES},
         {"jobs", required_argument, 0, 'j'}, {"out", required_argument, 0, 'o'},
-        {"schedule", required_argument, 0, O_SCHED}, {"max-numel", required_argument, 0, O_NUMEL},
-        {"max-bytes", required_argument, 0, O_BYTES}, {"max-ndim", required_argument, 0, O_NDIM},
+        {"schedule", required_argument, 0, O_SCHED}, SS_GEN_LONG_OPTIONS,
         {"case-timeout", required_argument, 0, O_TIMEOUT},
-        {"minimize-time", required_argument, 0, O_MINTIME}, {"no-swarm", no_argument, 0, O_NOSWARM},
-        {"refusal-is-finding", no_argument, 0, O_REFUSAL}, {"large-per-mille", required_argument, 0, O_LARGE},
+        {"minimize-time", required_argument, 0, O_MINTIME},
+        {"refusal-is-finding", no_argument, 0, O_REFUSAL},
         {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     optind = 1;
     opterr = 0;
@@ -178,33 +175,12 @@ int ss_cmd_fuzz(int argc, char **argv) {
             }
             break;
         case O_REFUSAL: cfg.refusal_is_finding = 1; break;
-        case O_LARGE:
-            if (ss_parse_u64("--large-per-mille", optarg, &v, &err)) goto bad;
-            if (v > 1000) { fprintf(stderr, "ssfuzz fuzz: --large-per-mille: must be in [0, 1000]\n"); return SS_EXIT_USAGE; }
-            cfg.gen.large_per_mille = (unsigned)v;
-            have_large = 1;
-            break;
-        case O_NUMEL:
-            if (ss_parse_u64("--max-numel", optarg, &v, &err)) goto bad;
-            if (v < 1 || v > (uint64_t)SS_MAX_NUMEL) {
-                fprintf(stderr, "ssfuzz fuzz: --max-numel: must be in [1, 2^40]\n");
-                return SS_EXIT_USAGE;
-            }
-            cfg.gen.max_numel = (int64_t)v;
-            break;
-        case O_BYTES:
-            if (ss_parse_u64("--max-bytes", optarg, &v, &err)) goto bad;
-            if (v < 1 || v > ((uint64_t)1 << 44)) { fprintf(stderr, "ssfuzz fuzz: --max-bytes: must be in [1, 2^44]\n"); return SS_EXIT_USAGE; }
-            cfg.max_bytes = cfg.gen.max_bytes = (size_t)v;
-            break;
-        case O_NDIM:
-            if (ss_parse_u64("--max-ndim", optarg, &v, &err)) goto bad;
-            if (v < 1 || v > SS_MAX_NDIM) { fprintf(stderr, "ssfuzz fuzz: --max-ndim: must be in [1, %d]\n", SS_MAX_NDIM); return SS_EXIT_USAGE; }
-            cfg.gen.max_ndim = (int)v;
+        case SS_GEN_O_NUMEL: case SS_GEN_O_BYTES: case SS_GEN_O_NDIM: case SS_GEN_O_NOSWARM: case SS_GEN_O_LARGE:
+            if (ss_gen_opts_apply("fuzz", c, optarg, &cfg.gen, &cfg.max_bytes) < 0) return SS_EXIT_USAGE;
+            if (c == SS_GEN_O_LARGE) have_large = 1;
             break;
         case O_TIMEOUT: if (parse_seconds("--case-timeout", optarg, &cfg.case_timeout)) return SS_EXIT_USAGE; break;
         case O_MINTIME: if (parse_seconds("--minimize-time", optarg, &cfg.minimize_seconds)) return SS_EXIT_USAGE; break;
-        case O_NOSWARM: cfg.gen.swarm = 0; break;
         case 'q': quiet = 1; break;
         case 'h': usage(stdout); return SS_EXIT_OK;
         case ':': fprintf(stderr, "ssfuzz fuzz: %s needs a value (ssfuzz fuzz --help)\n", argv[optind - 1]); return SS_EXIT_USAGE;
@@ -249,9 +225,9 @@ int ss_cmd_fuzz(int argc, char **argv) {
     cfg.out = out;
     cfg.progress = !quiet && isatty(2);
     cfg.stop = &stop_flag;
-    char found_by[160];
-    snprintf(found_by, sizeof found_by, "ssfuzz fuzz --seed %llu --large-per-mille %u --max-numel %lld --max-ndim %d",
-             (unsigned long long)cfg.seed, cfg.gen.large_per_mille, (long long)cfg.gen.max_numel, cfg.gen.max_ndim);
+    char found_by[160], gen[128];
+    ss_gen_opts_format(&cfg.gen, gen, sizeof gen);
+    snprintf(found_by, sizeof found_by, "ssfuzz fuzz --seed %llu%s", (unsigned long long)cfg.seed, gen);
     cfg.found_by = found_by;
 
     ss_summary sum;

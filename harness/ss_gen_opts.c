@@ -10,7 +10,7 @@ int ss_gen_opts_apply(const char *cmd, int code, const char *arg, ss_gen_config 
     uint64_t v;
     ss_error err;
     const char *opt = code == SS_GEN_O_NUMEL ? "--max-numel" : code == SS_GEN_O_BYTES ? "--max-bytes"
-                      : code == SS_GEN_O_NDIM ? "--max-ndim" : NULL;
+                      : code == SS_GEN_O_NDIM ? "--max-ndim" : code == SS_GEN_O_LARGE ? "--large-per-mille" : NULL;
     if (code == SS_GEN_O_NOSWARM) { cfg->swarm = 0; return 1; }
     if (!opt) return 0;
     if (ss_parse_u64(opt, arg, &v, &err)) {
@@ -18,6 +18,13 @@ int ss_gen_opts_apply(const char *cmd, int code, const char *arg, ss_gen_config 
         return -1;
     }
     switch (code) {
+    case SS_GEN_O_LARGE:
+        if (v > 1000) {
+            fprintf(stderr, "ssfuzz %s: %s: must be in [0, 1000]\n", cmd, opt);
+            return -1;
+        }
+        cfg->large_per_mille = (unsigned)v;
+        return 1;
     case SS_GEN_O_NUMEL:
         if (v < 1 || v > (uint64_t)SS_MAX_NUMEL) break;
         cfg->max_numel = (int64_t)v;
@@ -47,6 +54,7 @@ void ss_gen_opts_format(const ss_gen_config *cfg, char *out, size_t n) {
     if (cfg->max_ndim != d.max_ndim) ADD(" --max-ndim %d", cfg->max_ndim);
     if (cfg->max_numel != d.max_numel) ADD(" --max-numel %lld", (long long)cfg->max_numel);
     if (cfg->max_bytes != d.max_bytes) ADD(" --max-bytes %zu", cfg->max_bytes);
+    if (cfg->large_per_mille != d.large_per_mille) ADD(" --large-per-mille %u", cfg->large_per_mille);
     if (cfg->swarm != d.swarm) ADD(" --no-swarm");
 #undef ADD
 }
