@@ -11,7 +11,7 @@
 static void usage(FILE *f) {
     fprintf(f,
         "usage: ssfuzz gen --seed S --index I [-o FILE] [--max-ndim N] [--max-numel N]\n"
-        "                  [--max-bytes N] [--no-swarm]\n\n"
+        "                  [--max-bytes N] [--large-per-mille N] [--no-swarm]\n\n"
         "Writes case I of the campaign with seed S, unminimized, exactly as `ssfuzz fuzz`\n"
         "generates it with the same generation options (they change which case (S, I) is).\n"
         "meta records the seed, the index, the aliasing kind and the command that\n"
