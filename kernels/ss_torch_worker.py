@@ -253,7 +253,10 @@ def spec_of(c):
         if recipe is not None and not same_view(recipe_view(c.input, recipe), c.src):
             recipe = None
     storage = c.form == "storage-input"
-    return Spec(c.mode, c.spelling, c.form, c.aliased, c.dim, c.start, c.end, c.step, recipe,
+    # With a separate src, x-input and two-inputs pass the same two tensors:
+    # one program (and one compile) serves both.
+    form = "x-input" if c.form == "two-inputs" and not c.aliased else c.form
+    return Spec(c.mode, c.spelling, form, c.aliased, c.dim, c.start, c.end, c.step, recipe,
                 c.input if storage else None,
                 c.src if storage or (c.aliased and c.form == "x-input" and recipe is None) else None)
 
