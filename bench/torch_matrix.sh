@@ -20,14 +20,14 @@ done
 [ $# -gt 0 ] || { echo "usage: $0 [-j N] [--eager-cases N] [--compile-cases N] [--seed S] PYTHON..." >&2; exit 2; }
 work=${TORCH_MATRIX_OUT:-$(mktemp -d)}
 spellings="setitem setitem-clone copy scatter-copy scatter-return clone-scatter index-put"
-modes="eager-cpu compile-cpu compile-dynamic-cpu"
-: >"$work/jobs"
+modes=${TORCH_MATRIX_MODES:-eager-cpu compile-cpu compile-dynamic-cpu}
+touch "$work/jobs"        # appended to: a second run adds rows to the same table
 for py in "$@"; do
     ver=$("$py" -c 'import torch; print(torch.__version__.split("+")[0])' 2>/dev/null) || { echo "skip $py: no torch" >&2; continue; }
     for m in $modes; do
         for s in $spellings; do
             n=$eager; case $m in compile*) n=$compiled ;; esac
-            echo "$py $ver $m $s $n" >>"$work/jobs"
+            echo "$py $ver $m $s $n" >>"$work/jobs.new"
         done
     done
 done
@@ -39,7 +39,8 @@ run_one() {   # py ver mode spelling cases
     echo "$?" >"$dir/rc"
 }
 export -f run_one; export SSFUZZ work seed
-xargs -P "$jobs" -L 1 bash -c 'run_one "$@"' _ <"$work/jobs"
+xargs -P "$jobs" -L 1 bash -c 'run_one "$@"' _ <"$work/jobs.new"
+cat "$work/jobs.new" >>"$work/jobs" && rm -f "$work/jobs.new"
 python3 - "$work" <<'PY'
 import json, os, sys
 work = sys.argv[1]
@@ -47,11 +48,13 @@ rows = {}
 for line in open(os.path.join(work, "jobs")):
     py, ver, mode, spelling, n = line.split()
     d = os.path.join(work, ver, mode, spelling)
-    rc = open(os.path.join(d, "rc")).read().strip()
+    if not os.path.exists(os.path.join(d, "rc")):
+        continue                     # interrupted: not part of the table
     try:
         s = json.load(open(os.path.join(d, "summary.json")))
         s = s.get("totals", s)
     except Exception:
+        rc = open(os.path.join(d, "rc")).read().strip()
         cell = "n/a" if rc == "3" else "error (exit %s)" % rc
     else:
         kinds = {}
