@@ -4,7 +4,7 @@
 // same kernel template, block size and grid cap as the cuda:* targets), so the
 // figure is the target's kernel, not a copy of it. That file is compiled into
 // this one inside a namespace (its kernels get their own mangled names) with
-// its two C entry points renamed (the library's keep theirs). Every header it
+// its C entry points renamed (the library's keep theirs). Every header it
 // includes is included first, so the namespace holds only its own code.
 #include <mutex>
 #include <stdio.h>
@@ -14,11 +14,13 @@
 
 #define ss_cuda_unavailable ssb_copy_of_cuda_unavailable
 #define ss_cuda_exec ssb_copy_of_cuda_exec
+#define ss_cuda_engine ssb_copy_of_cuda_engine
 namespace ssb {
 #include "ss_cuda.cu"
 }
 #undef ss_cuda_unavailable
 #undef ss_cuda_exec
+#undef ss_cuda_engine
 
 // One run of the program: its launches in order on the default stream (each
 // starts after the previous one ends). Checks each launch, does not synchronize.
