@@ -27,8 +27,7 @@ static void launch_kind(const ss_klaunch &L, unsigned grid, const uint8_t *src, 
 }
 
 static void launch_one(const ss_klaunch &L, const uint8_t *src, uint8_t *dst, const int64_t *idx) {
-    const int64_t blocks = (L.n + SS_CU_BLOCK - 1) / SS_CU_BLOCK;
-    const unsigned grid = (unsigned)(blocks < 8192 ? blocks : 8192);
+    const unsigned grid = (unsigned)ss_k_grid_blocks(L.n);
     switch (L.elem) {
     case 1: launch_kind<1>(L, grid, src, dst, idx); break;
     case 2: launch_kind<2>(L, grid, src, dst, idx); break;

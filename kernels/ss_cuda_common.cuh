@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include "ss_cuda.h"
+#include "ss_kernel_body.h"
 
 // Errors after which the context is unusable until the process exits.
 static inline bool ss_cu_sticky(cudaError_t e) {
@@ -78,7 +79,7 @@ static inline ss_run_status ss_cu_fail(cudaError_t e, const char *what, char *wh
         }                                                                                 \
     } while (0)
 
-enum { SS_CU_BLOCK = 256 };
+enum { SS_CU_BLOCK = SS_K_BLOCK };
 
 // Where a host storage (guards included) lands in device memory: padded so that
 // the data pointer is 16-byte aligned, as the kernel's wide accesses need.
