@@ -12,6 +12,8 @@
 #include <unistd.h>
 #include "ss_check.h"
 #include "ss_cuda.h"
+#include "ss_cuda_iso.h"
+#include "ss_emu.h"
 #include "ss_gen.h"
 #include "ss_plan_build.h"
 #include "ss_reference.h"
@@ -179,13 +181,64 @@ static void test_unavailable_entry_points(void **state) {
     assert_string_equal(why, r);
 }
 
+static int all_independent(const ss_kprog *p) {
+    for (int i = 0; i < p->nlaunch; i++) if (!p->launch[i].indep) return 0;
+    return 1;
+}
+
+/* A mutant whose launches are all order-independent gives one answer under
+ * every schedule: the device's must be the emulator's forward one, bit for bit. */
+static void test_order_independent_mutants_match_emu(void **state) {
+    (void)state;
+    if (ss_cuda_unavailable()) { skip(); return; }
+    ss_gen_config cfg;
+    ss_gen_config_default(&cfg);
+    cfg.max_numel = 1 << 16;
+    char why[256];
+    for (int k = SS_KERNEL_REINPLACE; k < SS_KERNEL_COUNT; k++) {
+        int compared = 0;
+        for (uint64_t i = 0; i < 150; i++) {
+            ss_case c;
+            ss_case_init(&c);
+            assert_int_equal(ss_gen_case(&cfg, 31, i, &c, NULL), 0);
+            ss_kprog prog;
+            const int aliased = c.op.src_aliased;
+            if (ss_kprog_build((ss_kernel_id)k, &c.op, SS_GUARD_DEFAULT, SS_GUARD_DEFAULT, &prog, why,
+                               sizeof why) != SS_RUN_OK || !all_independent(&prog)) { ss_case_free(&c); continue; }
+            const size_t es = c.op.elem_size;
+            ss_storage in = {0}, src = {0}, ein = {0}, esrc = {0};
+            assert_int_equal(ss_storage_reserve(&in, (size_t)c.op.input_storage_numel * es, SS_GUARD_DEFAULT), 0);
+            assert_int_equal(ss_storage_reserve(&src, aliased ? 0 : (size_t)c.op.src_storage_numel * es, SS_GUARD_DEFAULT), 0);
+            assert_int_equal(ss_storage_reserve(&ein, in.bytes, SS_GUARD_DEFAULT), 0);
+            assert_int_equal(ss_storage_reserve(&esrc, src.bytes, SS_GUARD_DEFAULT), 0);
+            ss_fill_case(&c, &in, &src);
+            ss_storage_copy(&ein, &in);
+            ss_storage_copy(&esrc, &src);
+            const ss_run_opts fwd = {SS_SCHED_FORWARD, 0, 0};
+            assert_int_equal(ss_emu_run((ss_kernel_id)k, &c.op, &ein, aliased ? NULL : &esrc, &fwd, why, sizeof why), SS_RUN_OK);
+            if (ss_cuda_exec(&prog, &in, aliased ? NULL : &src, why, sizeof why) != SS_RUN_OK)
+                fail_msg("%s case %llu: %s", ss_kernel_name((ss_kernel_id)k), (unsigned long long)i, why);
+            if (memcmp(in.base, ein.base, in.bytes + 2 * in.guard) || memcmp(src.base, esrc.base, src.bytes + 2 * src.guard))
+                fail_msg("%s case %llu: the device differs from emu forward", ss_kernel_name((ss_kernel_id)k),
+                         (unsigned long long)i);
+            compared++;
+            ss_storage_free(&in); ss_storage_free(&src); ss_storage_free(&ein); ss_storage_free(&esrc);
+            ss_case_free(&c);
+        }
+        print_message("%s: %d order-independent programs equal to emu forward\n", ss_kernel_name((ss_kernel_id)k), compared);
+        if (compared < 20) fail_msg("%s: only %d programs compared", ss_kernel_name((ss_kernel_id)k), compared);
+    }
+}
+
 int main(void) {
+    ss_cuda_iso_set(0);   /* the engine itself, in this process */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_generated_cases_agree),
         cmocka_unit_test(test_batch_matches_single),
         cmocka_unit_test(test_unavailable_entry_points),
         cmocka_unit_test(test_large_cases_wrap),
         cmocka_unit_test(test_gpu_machine_runs_real_engine),
+        cmocka_unit_test(test_order_independent_mutants_match_emu),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
