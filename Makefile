@@ -73,7 +73,7 @@ Q := @
 say = @printf '  %-6s %s\n' $(1) $(2)
 endif
 
-.PHONY: all deps deps-optional test test-unit fuzz regress libfuzzer bench bench-mutants clean nvcc-note torch-env
+.PHONY: print-cuda-arch all deps deps-optional test test-unit fuzz regress libfuzzer bench bench-mutants clean nvcc-note torch-env
 all: $(BUILD)/ssfuzz
 
 deps: $(DEPS_OK)
@@ -84,6 +84,10 @@ $(DEPS_DIR)/.deps-%: scripts/deps.sh
 # possible; a test whose tool is missing skips and says which package it lacks.
 deps-optional:
 	@bash scripts/deps.sh --optional fuzz torch browser lint
+
+# The architecture flags nvcc gets here (scripts/gpu-check.sh and its test print them).
+print-cuda-arch:
+	@echo $(CUDA_ARCH)
 
 nvcc-note:
 ifeq ($(NVCC),)
