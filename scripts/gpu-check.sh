@@ -98,6 +98,8 @@ if ls build/gpu-debs/*.deb >/dev/null 2>&1; then
 fi
 step build 200 "0" "${MK[@]}" all
 step build-tests 120 "0" "${MK[@]}" test-unit
+BENCH_BUILT=0   # bench_gpu: the benchmark, and memcheck's driver of the batched path
+step bench-gpu-build 90 "0" "${MK[@]}" "$B/bench/bench_gpu" && BENCH_BUILT=1
 "$SSFUZZ" targets >"$W/targets.txt" 2>&1
 if grep -q '^cuda:reinplace .* available$' "$W/targets.txt"; then CUDA_OK=1
 else CUDA_OK=0; record FAIL cuda-available 0 "$(grep '^cuda:reinplace ' "$W/targets.txt" | cut -c38- | cut -c1-90)"; fi
@@ -171,15 +173,18 @@ if [ -n "$SAN" ] && [ "$CUDA_OK" = 1 ] && [ "$DRY" != 1 ]; then
     step memcheck-replay 120 "0 1" env SSFUZZ_CUDA_IN_PROCESS=1 "$SAN" --tool memcheck --error-exitcode 9 \
         "$SSFUZZ" replay $CASES "${A[@]}" -q
     note "$(grep -h 'ERROR SUMMARY' "$W/memcheck-replay.log" | tail -n 1)"
-    step memcheck-batch 90 "0" "$SAN" --tool memcheck --error-exitcode 9 "$B/bench/bench_gpu" --mib 0 --cases 300 --batch 100
-    note "batched + single paths: $(grep -h 'ERROR SUMMARY' "$W/memcheck-batch.log" | tail -n 1)"
+    if [ "$BENCH_BUILT" = 1 ]; then
+        step memcheck-batch 90 "0" "$SAN" --tool memcheck --error-exitcode 9 "$B/bench/bench_gpu" \
+            --mib 0 --cases 300 --batch 100
+        note "batched + single paths: $(grep -h 'ERROR SUMMARY' "$W/memcheck-batch.log" | tail -n 1)"
+    else skip memcheck-batch "bench_gpu did not build"; fi
 else
     skip memcheck "$([ "$DRY" = 1 ] && echo dry run || echo "no compute-sanitizer, or cuda:* unavailable")"
 fi
 skip racecheck "not run: racecheck sees only shared memory, and these kernels use none"
 
 # ---- GPU benchmark (`make bench-gpu`: exit 3 when there is no device) --------------------
-if step bench-gpu-build 90 "0" "${MK[@]}" "$B/bench/bench_gpu"; then
+if [ "$BENCH_BUILT" = 1 ]; then
     if ! step bench-gpu 90 "0" env -u SSFUZZ_FAKE_CUDA "${MK[@]}" -s bench-gpu \
        && grep -q 'bench_gpu: skipped' "$W/bench-gpu.log"; then
         results[-1]=$(printf '%-5s %-24s %4ss  %s' SKIP bench-gpu 0 "$(grep -m1 'bench_gpu: skipped' "$W/bench-gpu.log" | cut -c1-90)")
