@@ -29,7 +29,7 @@ typedef struct iso_resp {
 } iso_resp;
 
 static int enabled = -1;   /* -1: not decided; SSFUZZ_CUDA_IN_PROCESS=1 turns it off */
-static pid_t child = -1;
+static pid_t child = -1, owner;   /* the CUDA child, and the process that started it */
 static int sock = -1, shm = -1;
 static uint8_t *map;
 static size_t map_cap;
@@ -88,7 +88,18 @@ static void child_main(int fd, int shm_fd) {
     _exit(0);
 }
 
+/* A fork of this process (triage's rechecks, a fuzz probe) must not talk to
+ * its parent's child: it forgets it and starts its own. */
+static void forget_if_inherited(void) {
+    if (child > 0 && owner != getpid()) {
+        close(sock);
+        child = -1;
+        sock = -1;
+    }
+}
+
 void ss_cuda_iso_stop(void) {
+    forget_if_inherited();
     if (child > 0) {
         close(sock);
         kill(child, SIGKILL);
@@ -99,6 +110,7 @@ void ss_cuda_iso_stop(void) {
 }
 
 static int start(char *why, size_t why_len) {
+    forget_if_inherited();
     if (child > 0) return 0;
     if (shm < 0 && (shm = memfd_create("ssfuzz-cuda-storages", MFD_CLOEXEC)) < 0) {
         snprintf(why, why_len, "CUDA child: memfd_create: %s", strerror(errno));
@@ -123,6 +135,7 @@ static int start(char *why, size_t why_len) {
     }
     close(sv[1]);
     child = pid;
+    owner = getpid();
     sock = sv[0];
     children++;
     return 0;

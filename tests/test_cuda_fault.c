@@ -6,6 +6,8 @@
 #include <cmocka.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include "ss_check.h"
 #include "ss_cuda.h"
 #include "ss_cuda_iso.h"
@@ -100,10 +102,47 @@ static void test_child_replaced_after_poisoning(void **state) {
     assert_int_equal(ss_cuda_fake_configure(NULL), 0);
 }
 
+/* A fork of a process with a CUDA child (triage's rechecks) starts its own
+ * child instead of talking to its parent's; both keep working. */
+static void test_fork_starts_its_own_child(void **state) {
+    (void)state;
+    assert_int_equal(ss_cuda_fake_configure("1"), 0);
+    const ss_target *t = ss_target_find("cuda:reinplace");
+    assert_null(t->unavailable(t));
+    ss_check_ctx ctx;
+    ss_check_ctx_init(&ctx);
+    ss_case c;
+    ss_plan plan;
+    ss_run_status ref;
+    ss_check_result res;
+    const ss_run_opts opts = {0, 0, 0};
+    prepare(&ctx, 7, &c, &plan, &ref);
+    ss_check_target(&ctx, &plan, ref, t, &opts, &res);
+    assert_int_equal(res.verdict, SS_AGREE);
+    const long mine = ss_cuda_iso_children();
+    fflush(NULL);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        ss_check_target(&ctx, &plan, ref, t, &opts, &res);
+        _exit(res.verdict == SS_AGREE && ss_cuda_iso_children() == mine + 1 ? 0 : 1);
+    }
+    int st = 0;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    ss_check_target(&ctx, &plan, ref, t, &opts, &res);   /* the parent's child is untouched */
+    assert_int_equal(res.verdict, SS_AGREE);
+    assert_int_equal(ss_cuda_iso_children(), mine);
+    ss_cuda_iso_stop();
+    ss_case_free(&c);
+    ss_check_ctx_free(&ctx);
+    assert_int_equal(ss_cuda_fake_configure(NULL), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fault_poisons_the_process),
         cmocka_unit_test(test_child_replaced_after_poisoning),
+        cmocka_unit_test(test_fork_starts_its_own_child),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
