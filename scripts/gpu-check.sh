@@ -126,6 +126,17 @@ for t in "$B"/tests/test_*; do
 done
 st=PASS; [ ${#bad[@]} -gt 0 ] && st=FAIL
 record "$st" unit-tests $(( $(date +%s) - t0 )) "$up passed, $uf failed, $us skipped${bad[*]:+; failed: ${bad[*]}}${skipped_in[*]:+; skips in: ${skipped_in[*]}}"
+# Two of the GPU tests, as lines of their own: each order-independent program
+# (mutants included) equal to emu forward; cases past one grid of threads.
+u="$W/unit-test_cuda.log"
+if [ -f "$u" ]; then
+    m=$(grep -c 'order-independent programs equal to emu forward' "$u")
+    if grep -q 'OK \] test_order_independent_mutants_match_emu' "$u"; then
+        record PASS device-vs-emu 0 "$m kernels: every order-independent program equal to emu forward"
+    else record FAIL device-vs-emu 0 "$(grep -A1 -m1 'ERROR\|SKIPPED \] test_order' "$u" | tr '\n' ' ' | cut -c1-90)"; fi
+    if grep -q 'OK \] test_large_cases_wrap' "$u"; then record PASS grid-stride-wrap 0 "> 2 097 152 items, 3 layouts, 3 targets"
+    else record FAIL grid-stride-wrap 0 "test_large_cases_wrap did not pass (see unit-test_cuda.log)"; fi
+fi
 
 if [ "$CUDA_OK" = 1 ]; then
     # ---- the corpus on the correct cuda targets -----------------------------------
