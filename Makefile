@@ -10,6 +10,23 @@ CC        ?= cc
 CFLAGS    ?= -O2 -g
 SS_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wvla -MMD -MP -Iharness -Ireference -Ikernels
 LDLIBS    := -lcjson -lm
+SS_LDFLAGS :=
+
+# Offline builds (scripts/gpu-check.sh on a machine without network):
+# SS_VENDORED_CJSON=1 compiles third_party/cjson/ instead of linking -lcjson;
+# SS_PREFIX=DIR adds headers and libraries unpacked from Debian packages into
+# DIR (`dpkg -x`, see scripts/gpu-prepare.sh); SS_OFFLINE=1 makes scripts/deps.sh
+# only check and name what is missing, never call apt-get.
+ifeq ($(SS_VENDORED_CJSON),1)
+SS_CFLAGS += -Ithird_party/cjson
+LDLIBS    := -lm
+endif
+ifneq ($(SS_PREFIX),)
+SS_PREFIX_LIB := $(abspath $(SS_PREFIX))/usr/lib/x86_64-linux-gnu
+SS_CFLAGS  += -I$(SS_PREFIX)/usr/include
+SS_LDFLAGS += -L$(SS_PREFIX_LIB) -Wl,-rpath,$(SS_PREFIX_LIB)
+endif
+export SS_VENDORED_CJSON SS_PREFIX SS_OFFLINE
 
 # CUDA: nvcc from PATH or /usr/local/cuda. Without it (or with SS_NO_CUDA=1)
 # the cuda:* targets are built as stubs that report why they are unavailable.
@@ -17,7 +34,8 @@ NVCC      ?= $(shell command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bi
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
 NVCCFLAGS ?= -O3 -std=c++17 -Xcompiler -Wall,-Wextra --expt-relaxed-constexpr
 # Architectures: the device present when nvidia-smi can tell, else a portable set.
-CUDA_ARCH ?= $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d . | sed 's/^\(..*\)$$/-arch=sm_\1/')
+# Only a line like "9.0" counts: nvidia-smi prints its errors to stdout ("Failed to ...").
+CUDA_ARCH ?= $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | grep -E '^[0-9]+\.[0-9]+$$' | tr -d . | sed 's/^/-arch=sm_/')
 ifeq ($(CUDA_ARCH),)
 CUDA_ARCH := -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
 endif
@@ -27,6 +45,9 @@ NVCC :=
 endif
 
 LIB_SRC   := $(sort $(filter-out harness/main.c,$(wildcard harness/*.c)) $(wildcard reference/*.c) $(wildcard kernels/*.c))
+ifeq ($(SS_VENDORED_CJSON),1)
+LIB_SRC   += third_party/cjson/cjson/cJSON.c
+endif
 CU_SRC    := $(sort $(wildcard kernels/*.cu))
 ifneq ($(NVCC),)
 LIB_SRC   := $(filter-out kernels/cuda_stub.c,$(LIB_SRC))
@@ -52,7 +73,7 @@ Q := @
 say = @printf '  %-6s %s\n' $(1) $(2)
 endif
 
-.PHONY: all deps deps-optional test test-unit fuzz regress libfuzzer bench bench-mutants clean nvcc-note torch-env
+.PHONY: print-cuda-arch all deps deps-optional test test-unit fuzz regress libfuzzer bench bench-mutants clean nvcc-note torch-env
 all: $(BUILD)/ssfuzz
 
 deps: $(DEPS_OK)
@@ -63,6 +84,10 @@ $(DEPS_DIR)/.deps-%: scripts/deps.sh
 # possible; a test whose tool is missing skips and says which package it lacks.
 deps-optional:
 	@bash scripts/deps.sh --optional fuzz torch browser lint
+
+# The architecture flags nvcc gets here (scripts/gpu-check.sh and its test print them).
+print-cuda-arch:
+	@echo $(CUDA_ARCH)
 
 nvcc-note:
 ifeq ($(NVCC),)
@@ -101,12 +126,12 @@ $(BUILD)/libssfuzz.a: $(LIB_OBJ) $(CU_OBJ)
 # and a weak reference never pulls a member out of an archive.
 $(BUILD)/ssfuzz: $(BUILD)/harness/main.o $(LIB_OBJ) $(CU_OBJ) | nvcc-note
 	$(call say,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $(SS_LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/tests/%: tests/%.c $(BUILD)/libssfuzz.a | $(DEPS_TEST)
 	@mkdir -p $(dir $@)
 	$(call say,TEST,$@)
-	$(Q)$(CC) $(SS_CFLAGS) $(CFLAGS) -Itests -o $@ $< $(BUILD)/libssfuzz.a $(LDLIBS) -lcmocka
+	$(Q)$(CC) $(SS_CFLAGS) $(CFLAGS) $(LDFLAGS) $(SS_LDFLAGS) -Itests -o $@ $< $(BUILD)/libssfuzz.a $(LDLIBS) -lcmocka
 
 test-unit: $(BUILD)/ssfuzz $(TEST_BIN)
 

@@ -18,7 +18,7 @@ TORCH_PYTHON       ?= /usr/bin/python3
 .PHONY: bench bench-loop bench-copy
 $(BENCH_DIR)/%: bench/%.c bench/bench_layouts.h $(BUILD)/libssfuzz.a
 	@mkdir -p $(dir $@)
-	$(CC) $(filter-out -MMD -MP,$(SS_CFLAGS)) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libssfuzz.a $(LDLIBS)
+	$(CC) $(filter-out -MMD -MP,$(SS_CFLAGS)) $(CFLAGS) $(LDFLAGS) $(SS_LDFLAGS) -o $@ $< $(BUILD)/libssfuzz.a $(LDLIBS)
 
 bench: bench-loop bench-copy
 
@@ -55,7 +55,7 @@ endif
 
 $(BENCH_DIR)/bench_gpu: bench/bench_gpu.c bench/bench_gpu.h bench/bench_layouts.h $(BENCH_GPU_DEV) $(BUILD)/libssfuzz.a
 	@mkdir -p $(dir $@)
-	$(CC) $(filter-out -MMD -MP,$(SS_CFLAGS)) -Ibench $(CFLAGS) $(LDFLAGS) -o $@ $< $(BENCH_GPU_DEV) \
+	$(CC) $(filter-out -MMD -MP,$(SS_CFLAGS)) -Ibench $(CFLAGS) $(LDFLAGS) $(SS_LDFLAGS) -o $@ $< $(BENCH_GPU_DEV) \
 	    $(BUILD)/libssfuzz.a $(LDLIBS)
 
 bench-gpu: $(BENCH_DIR)/bench_gpu

@@ -114,7 +114,7 @@ static int bench_large(const bench_opts *o, const ss_target *t) {
         const size_t src_bytes = l->op.src_aliased ? 0 : (size_t)l->op.src_storage_numel * ES;
         const size_t moved = (size_t)plan.slice_numel * ES;
         ssb_gpu_times g;
-        if (ssb_gpu_time_prog(&prog, in_bytes, src_bytes, moved, o->reps, o->iters, &g, why, sizeof why) != 0) {
+        if (ssb_gpu_time_prog(&prog, in_bytes, src_bytes, SS_GUARD_DEFAULT, moved, o->reps, o->iters, &g, why, sizeof why) != 0) {
             fprintf(stderr, "bench_gpu: %s: device timing: %s\n", l->name, why);
             rc = 1;
             continue;

@@ -28,8 +28,10 @@ typedef struct ssb_gpu_times {
  * with cudaEvents (a run: every launch of `prog`; or one cudaMemcpy of `moved`
  * bytes into the input storage). Every launch is error-checked and each round
  * synchronizes on its stop event before reading it.
+ * Storages get the `guard` bytes on each side that prog was planned with
+ * (its accesses may reach into them), their data 16-byte aligned.
  * 0, or -1 with `why` (the failing call and the CUDA error). */
-int ssb_gpu_time_prog(const ss_kprog *prog, size_t in_bytes, size_t src_bytes, size_t moved,
+int ssb_gpu_time_prog(const ss_kprog *prog, size_t in_bytes, size_t src_bytes, size_t guard, size_t moved,
                       int reps, int iters, ssb_gpu_times *out, char *why, size_t why_len);
 
 #ifdef __cplusplus

@@ -4,7 +4,7 @@
 // same kernel template, block size and grid cap as the cuda:* targets), so the
 // figure is the target's kernel, not a copy of it. That file is compiled into
 // this one inside a namespace (its kernels get their own mangled names) with
-// its two C entry points renamed (the library's keep theirs). Every header it
+// its C entry points renamed (the library's keep theirs). Every header it
 // includes is included first, so the namespace holds only its own code.
 #include <mutex>
 #include <stdio.h>
@@ -14,11 +14,13 @@
 
 #define ss_cuda_unavailable ssb_copy_of_cuda_unavailable
 #define ss_cuda_exec ssb_copy_of_cuda_exec
+#define ss_cuda_engine ssb_copy_of_cuda_engine
 namespace ssb {
 #include "ss_cuda.cu"
 }
 #undef ss_cuda_unavailable
 #undef ss_cuda_exec
+#undef ss_cuda_engine
 
 // One run of the program: its launches in order on the default stream (each
 // starts after the previous one ends). Checks each launch, does not synchronize.
@@ -55,7 +57,7 @@ static cudaError_t run_prog(const ss_kprog *prog, uint8_t *const bufs[SS_KB_COUN
         SS_CU_TRY(cudaEventElapsedTime(&(ms), (e0), (e1)));                               \
     } while (0)
 
-extern "C" int ssb_gpu_time_prog(const ss_kprog *prog, size_t in_bytes, size_t src_bytes, size_t moved,
+extern "C" int ssb_gpu_time_prog(const ss_kprog *prog, size_t in_bytes, size_t src_bytes, size_t guard, size_t moved,
                                  int reps, int iters, ssb_gpu_times *out, char *why, size_t why_len) {
     ss_run_status st = SS_RUN_OK;
     uint8_t *dev_in = NULL, *dev_src = NULL, *dev_tmp = NULL, *dev_idx = NULL, *dev_from = NULL;
@@ -67,13 +69,15 @@ extern "C" int ssb_gpu_time_prog(const ss_kprog *prog, size_t in_bytes, size_t s
                  reps, iters, moved, in_bytes);
         return -1;
     }
-    SS_CU_TRY(cudaMalloc((void **)&dev_in, in_bytes));
-    SS_CU_TRY(cudaMemset(dev_in, 1, in_bytes));
-    bufs[SS_KB_INPUT] = bufs[SS_KB_SRC] = dev_in;
+    // Guard bands as planned, rounded up so the data stays 16-byte aligned (cudaMalloc gives 256).
+    const size_t pad = (guard + 15) & ~(size_t)15;
+    SS_CU_TRY(cudaMalloc((void **)&dev_in, in_bytes + 2 * pad));
+    SS_CU_TRY(cudaMemset(dev_in, 1, in_bytes + 2 * pad));
+    bufs[SS_KB_INPUT] = bufs[SS_KB_SRC] = dev_in + pad;
     if (src_bytes) {
-        SS_CU_TRY(cudaMalloc((void **)&dev_src, src_bytes));
-        SS_CU_TRY(cudaMemset(dev_src, 2, src_bytes));
-        bufs[SS_KB_SRC] = dev_src;
+        SS_CU_TRY(cudaMalloc((void **)&dev_src, src_bytes + 2 * pad));
+        SS_CU_TRY(cudaMemset(dev_src, 2, src_bytes + 2 * pad));
+        bufs[SS_KB_SRC] = dev_src + pad;
     }
     if (prog->tmp_bytes) SS_CU_TRY(cudaMalloc((void **)&dev_tmp, (size_t)prog->tmp_bytes));
     if (prog->idx_bytes) SS_CU_TRY(cudaMalloc((void **)&dev_idx, (size_t)prog->idx_bytes));
@@ -88,7 +92,7 @@ extern "C" int ssb_gpu_time_prog(const ss_kprog *prog, size_t in_bytes, size_t s
     // Warm-up: loads the kernels (lazy module loading) and touches every page.
     SSB_RUN_PROG();
     SS_CU_CHECK_LAUNCH("the warm-up run");
-    SS_CU_TRY(cudaMemcpy(dev_in, dev_from, moved, cudaMemcpyDeviceToDevice));
+    SS_CU_TRY(cudaMemcpy(dev_in + pad, dev_from, moved, cudaMemcpyDeviceToDevice));
     SS_CU_TRY(cudaDeviceSynchronize());
 
     for (int r = 0; r < reps; r++) {
@@ -101,7 +105,7 @@ extern "C" int ssb_gpu_time_prog(const ss_kprog *prog, size_t in_bytes, size_t s
 
         SS_CU_TRY(cudaEventRecord(e0, 0));
         for (int k = 0; k < iters; k++)
-            SS_CU_TRY(cudaMemcpy(dev_in, dev_from, moved, cudaMemcpyDeviceToDevice));
+            SS_CU_TRY(cudaMemcpy(dev_in + pad, dev_from, moved, cudaMemcpyDeviceToDevice));
         SS_CU_TRY(cudaEventRecord(e1, 0));
         SSB_ELAPSED(ms, e0, e1);
         if (ms * 1e-3 / iters < best_copy) best_copy = ms * 1e-3 / iters;

@@ -2,9 +2,9 @@
 #include <stdio.h>
 #include "bench_gpu.h"
 
-int ssb_gpu_time_prog(const ss_kprog *prog, size_t in_bytes, size_t src_bytes, size_t moved,
+int ssb_gpu_time_prog(const ss_kprog *prog, size_t in_bytes, size_t src_bytes, size_t guard, size_t moved,
                       int reps, int iters, ssb_gpu_times *out, char *why, size_t why_len) {
-    (void)prog; (void)in_bytes; (void)src_bytes; (void)moved; (void)reps; (void)iters; (void)out;
+    (void)guard; (void)prog; (void)in_bytes; (void)src_bytes; (void)moved; (void)reps; (void)iters; (void)out;
     snprintf(why, why_len, "built without nvcc (install the CUDA toolkit and rebuild)");
     return -1;
 }

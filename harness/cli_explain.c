@@ -187,10 +187,17 @@ static void report_targets(ss_replay_ctx *rc, const ss_replay_case_result *r, in
         }
         if (values && (first->res.verdict == SS_MISMATCH || first->res.verdict == SS_GUARD_WRITE)) {
             printf("  wrong cells under %s:\n", first->schedule ? first->schedule : "the run");
-            const int vt = first->res.diff.value_type;
-            ss_wrong_cells_print(stdout, &rc->plan, vt, SS_STORAGE_INPUT, &rc->check.ref_in, &first->final_in, rows);
-            if (!rc->plan.op.src_aliased)
-                ss_wrong_cells_print(stdout, &rc->plan, vt, SS_STORAGE_SRC, &rc->check.ref_src, &first->final_src, rows);
+            /* replay keeps no final storages for explain: run the first disagreeing run again */
+            const ss_target *t = ss_target_find(first->target);
+            ss_run_opts ro = {SS_SCHED_FORWARD, rc->opts.seed, 0};
+            if (t && (!first->schedule || (ro.schedule = ss_target_schedule_index(t, first->schedule)) >= 0)) {
+                ss_check_result again;
+                ss_check_target(&rc->check, &rc->plan, r->ref_status, t, &ro, &again);
+                const int vt = first->res.diff.value_type;
+                ss_wrong_cells_print(stdout, &rc->plan, vt, SS_STORAGE_INPUT, &rc->check.ref_in, &rc->check.tgt_in, rows);
+                if (!rc->plan.op.src_aliased)
+                    ss_wrong_cells_print(stdout, &rc->plan, vt, SS_STORAGE_SRC, &rc->check.ref_src, &rc->check.tgt_src, rows);
+            }
         }
         k = j;
     }

@@ -10,6 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 #include "ss_check.h"
+#include "ss_cuda.h"
+#include "ss_cuda_iso.h"
 #include "ss_fuzz.h"
 #include "ss_minimize.h"
 #include "ss_plan_build.h"
@@ -28,6 +30,7 @@ typedef struct fz_slot {
 typedef struct fz_cmd { uint64_t first, count; } fz_cmd;   /* count 0: exit */
 
 enum { MSG_DONE = 1, MSG_FINDING = 2 };
+enum { FZ_EXIT_POISONED = 4 };   /* a worker whose CUDA context a sticky error poisoned */
 typedef struct fz_msg {        /* < PIPE_BUF, so each write is atomic */
     int type, is_new, target, sched;
     uint64_t index;
@@ -184,6 +187,9 @@ static void run_case(fz_worker_state *w, uint64_t index) {
             }
             ss_check_result res;
             ss_check_target(&w->ctx, &plan, ref, t, &ro, &res);
+            /* A sticky CUDA error leaves this worker's context unusable: end it with
+             * the case in its slot; the parent records the finding and respawns. */
+            if (!strcmp(t->engine, "cuda") && ss_cuda_poisoned()) _exit(FZ_EXIT_POISONED);
             if (res.verdict == SS_AGREE || res.verdict == SS_TARGET_UNAVAILABLE) continue;
             if (res.verdict == SS_REFUSED) {
                 STORE(w->slot->refused, w->slot->refused + 1);
@@ -209,6 +215,7 @@ static void worker_main(const ss_fuzz_config *cfg, fz_slot *slot, int cmd_fd, in
     ss_check_ctx_init(&w->mctx);
     w->ctx.max_bytes = w->mctx.max_bytes = cfg->max_bytes;
     ss_target_set_clock_hook(engine_clock, w);
+    ss_cuda_iso_set(0);         /* this worker is the CUDA process; it ends when poisoned */
     const char *fault = getenv("SSFUZZ_TEST_FAULT");
     if (fault && (!strncmp(fault, "crash:", 6) || !strncmp(fault, "hang:", 5))) {
         w->fault = fault[0] == 'c' ? 1 : 2;
@@ -306,7 +313,7 @@ static void log_line(fz_parent *P, uint64_t index, const char *line) {
 }
 
 /* A worker died or hung while on `cur`: record the finding from the parent. */
-static void record_dead(fz_parent *P, fz_proc *w, const char *why) {
+static void record_dead(fz_parent *P, fz_proc *w, const char *why, int sticky) {
     const fz_slot *s = w->slot;
     const uint64_t index = LOAD(s->cur_index);
     const int ti = LOAD(s->target), sched = LOAD(s->sched), phase = LOAD(s->phase);
@@ -315,7 +322,8 @@ static void record_dead(fz_parent *P, fz_proc *w, const char *why) {
     const char *kind = phase == 2 ? ss_verdict_name((ss_verdict)LOAD(s->verdict)) : why;
     char detail[160], found_by[160], path[1024] = "", line[1536];
     snprintf(detail, sizeof detail, phase == 2 ? "the target hit a %s while this case was being "
-             "minimized; written unminimized" : "the target hit a %s (isolated in a worker process)", why);
+             "minimized; written unminimized" : sticky ? "the target hit a %s: a sticky CUDA error "
+             "(the worker was replaced)" : "the target hit a %s (isolated in a worker process)", why);
     snprintf(found_by, sizeof found_by, "%s", P->cfg->found_by ? P->cfg->found_by : "ssfuzz fuzz");
     ss_case c;
     ss_gen_case(&P->cfg->gen, P->cfg->seed, index, &c, NULL);
@@ -352,7 +360,8 @@ static int on_hangup(fz_parent *P, fz_proc *w) {
     waitpid(w->pid, &st, 0);
     const int was_busy = w->busy && LOAD(w->slot->phase) != 0;
     if (was_busy) {
-        record_dead(P, w, "crash");   /* a signal, or an exit the worker did not choose */
+        /* a signal, or an exit the worker did not choose; or its CUDA context was poisoned */
+        record_dead(P, w, "crash", WIFEXITED(st) && WEXITSTATUS(st) == FZ_EXIT_POISONED);
     }
     return restart(P, w, was_busy);
 }
@@ -365,7 +374,7 @@ static void check_timeouts(fz_parent *P) {
         if (!w->busy || !started || t - started <= (budget > 0 ? budget : limit)) continue;
         kill(w->pid, SIGKILL);
         waitpid(w->pid, NULL, 0);
-        record_dead(P, w, "timeout");
+        record_dead(P, w, "timeout", 0);
         restart(P, w, 1);
     }
 }

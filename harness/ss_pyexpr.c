@@ -27,17 +27,21 @@ typedef struct mirror {
     int force;                  /* 1: the written slice itself (replaces the entry) */
 } mirror;
 
+/* Empty views may have sizes up to 2^53 each: products saturate at INT64_MAX
+ * (no real view has such a stride or numel), and a 0 size keeps a product 0. */
 static void contiguous_strides(const int64_t *S, int n, int64_t *T) {
     int64_t t = 1;
     for (int d = n - 1; d >= 0; d--) {
         T[d] = t;
-        t *= S[d];
+        if (__builtin_mul_overflow(t, S[d], &t)) t = INT64_MAX;
     }
 }
 
 static int64_t product(const int64_t *S, int n) {
     int64_t p = 1;
-    for (int d = 0; d < n; d++) p *= S[d];
+    for (int d = 0; d < n; d++) if (S[d] == 0) return 0;
+    for (int d = 0; d < n; d++)
+        if (__builtin_mul_overflow(p, S[d], &p)) return INT64_MAX;
     return p;
 }
 

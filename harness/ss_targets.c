@@ -6,10 +6,14 @@
 #include "ss_kernels.h"
 #include "ss_emu.h"
 #include "ss_cuda.h"
+#include "ss_cuda_iso.h"
 #include "ss_torch.h"
 
 static const char *emu_unavailable(const ss_target *t) { (void)t; return NULL; }
-static const char *cuda_unavailable(const ss_target *t) { (void)t; return ss_cuda_unavailable(); }
+static const char *cuda_unavailable(const ss_target *t) {
+    (void)t;
+    return ss_cuda_iso_enabled() ? ss_cuda_iso_unavailable() : ss_cuda_unavailable();
+}
 static ss_run_status emu_run(const ss_target *t, const ss_plan *plan, ss_storage *input,
                              ss_storage *src, const ss_run_opts *opts, char *why, size_t why_len);
 static ss_run_status cuda_run(const ss_target *t, const ss_plan *plan, ss_storage *input,
@@ -47,7 +51,7 @@ static ss_run_status emu_run(const ss_target *t, const ss_plan *plan, ss_storage
 static ss_run_status cuda_run(const ss_target *t, const ss_plan *plan, ss_storage *input,
                               ss_storage *src, const ss_run_opts *opts, char *why, size_t why_len) {
     (void)opts;
-    const char *r = ss_cuda_unavailable();
+    const char *r = cuda_unavailable(t);
     if (r) {
         snprintf(why, why_len, "%s", r);
         return SS_RUN_UNAVAILABLE;
@@ -56,7 +60,21 @@ static ss_run_status cuda_run(const ss_target *t, const ss_plan *plan, ss_storag
     ss_kprog prog;
     const ss_run_status st = ss_kprog_build(kernel_of(t), &plan->op, input->guard,
                                             s ? s->guard : input->guard, &prog, why, why_len);
-    return st == SS_RUN_OK ? ss_cuda_exec(&prog, input, s, why, why_len) : st;
+    if (st != SS_RUN_OK) return st;
+    /* The first run of a process (or of a new CUDA child) creates the context,
+     * which takes seconds with many workers: not the case's time. */
+    static long warmed = -1;
+    const int iso = ss_cuda_iso_enabled();
+    const long generation = iso ? ss_cuda_iso_children() : 0;
+    const int cold = warmed != generation || (iso && generation == 0);
+    if (cold) ss_target_clock(60);
+    const ss_run_status ran = iso ? ss_cuda_iso_exec(&prog, input, s, why, why_len)
+                                : ss_cuda_exec(&prog, input, s, why, why_len);
+    if (cold) {
+        ss_target_clock(0);
+        warmed = iso ? ss_cuda_iso_children() : 0;
+    }
+    return ran;
 }
 
 size_t ss_target_count(void) { return NTARGETS + ss_torch_target_count(); }

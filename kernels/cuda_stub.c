@@ -1,21 +1,26 @@
-/* cuda_stub.c - the CUDA target API for builds without nvcc: always unavailable. */
+/* cuda_stub.c - the CUDA target API for builds without nvcc: unavailable, unless the fake engine is on. */
 #include <stdio.h>
 #include "ss_cuda.h"
 
 static const char reason[] = "built without nvcc (install the CUDA toolkit and rebuild)";
 
-const char *ss_cuda_unavailable(void) { return reason; }
+const char *ss_cuda_engine(void) { return ss_cuda_fake_active() ? "fake" : "stub"; }
+
+const char *ss_cuda_unavailable(void) {
+    if (ss_cuda_poisoned()) return ss_cuda_poisoned();
+    return ss_cuda_fake_active() ? NULL : reason;
+}
 
 ss_run_status ss_cuda_exec(const ss_kprog *prog, ss_storage *input, ss_storage *src,
                            char *why, size_t why_len) {
-    (void)prog; (void)input; (void)src;
+    if (ss_cuda_fake_active()) return ss_cuda_fake_exec(prog, input, src, why, why_len);
     snprintf(why, why_len, "%s", reason);
     return SS_RUN_UNAVAILABLE;
 }
 
 ss_run_status ss_cuda_exec_batch(const ss_cuda_batch_item *items, size_t count,
                                  char *why, size_t why_len) {
-    (void)items; (void)count;
+    if (ss_cuda_fake_active()) return ss_cuda_fake_exec_batch(items, count, why, why_len);
     snprintf(why, why_len, "%s", reason);
     return SS_RUN_UNAVAILABLE;
 }

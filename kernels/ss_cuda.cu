@@ -27,8 +27,7 @@ static void launch_kind(const ss_klaunch &L, unsigned grid, const uint8_t *src, 
 }
 
 static void launch_one(const ss_klaunch &L, const uint8_t *src, uint8_t *dst, const int64_t *idx) {
-    const int64_t blocks = (L.n + SS_CU_BLOCK - 1) / SS_CU_BLOCK;
-    const unsigned grid = (unsigned)(blocks < 8192 ? blocks : 8192);
+    const unsigned grid = (unsigned)ss_k_grid_blocks(L.n);
     switch (L.elem) {
     case 1: launch_kind<1>(L, grid, src, dst, idx); break;
     case 2: launch_kind<2>(L, grid, src, dst, idx); break;
@@ -54,7 +53,11 @@ static const char *probe_device(void) {
     return NULL;
 }
 
+extern "C" const char *ss_cuda_engine(void) { return ss_cuda_fake_active() ? "fake" : "cuda"; }
+
 extern "C" const char *ss_cuda_unavailable(void) {
+    if (const char *p = ss_cuda_poisoned()) return p;
+    if (ss_cuda_fake_active()) return NULL;
     static std::once_flag once;
     static const char *reason;
     std::call_once(once, [] { reason = probe_device(); });
@@ -67,10 +70,7 @@ static const char *kind_name(int kind) {
 
 extern "C" ss_run_status ss_cuda_exec(const ss_kprog *prog, ss_storage *input, ss_storage *src,
                                       char *why, size_t why_len) {
-    if (const char *r = ss_cuda_unavailable()) {
-        snprintf(why, why_len, "%s", r);
-        return SS_RUN_UNAVAILABLE;
-    }
+    SS_CU_ENTER(ss_cuda_fake_exec(prog, input, src, why, why_len));
     ss_run_status st = SS_RUN_OK;
     uint8_t *dev_in = NULL, *dev_src = NULL, *dev_tmp = NULL, *dev_idx = NULL;
     uint8_t *bufs[SS_KB_COUNT] = {NULL, NULL, NULL, NULL};

@@ -35,10 +35,7 @@ struct ss_cu_place { size_t in, src, tmp, idx; };
 
 extern "C" ss_run_status ss_cuda_exec_batch(const ss_cuda_batch_item *items, size_t count,
                                             char *why, size_t why_len) {
-    if (const char *r = ss_cuda_unavailable()) {
-        snprintf(why, why_len, "%s", r);
-        return SS_RUN_UNAVAILABLE;
-    }
+    SS_CU_ENTER(ss_cuda_fake_exec_batch(items, count, why, why_len));
     if (count == 0) return SS_RUN_OK;
     ss_run_status st = SS_RUN_OK;
     std::vector<ss_cu_place> place(count);

@@ -42,6 +42,15 @@ typedef struct ss_klaunch {
 /* A 16-byte element is two uint64 (or one aligned 16-byte vector on the GPU). */
 typedef struct ss_kval { uint64_t lo, hi; } ss_kval;
 
+/* The device's launch shape, shared by kernels/ss_cuda.cu and the CPU
+ * simulation of it (ss_kdev_sim.c): SS_K_BLOCK threads a block, at most
+ * SS_K_MAX_GRID blocks; a launch of more items loops (grid-stride). */
+enum { SS_K_BLOCK = 256, SS_K_MAX_GRID = 8192 };
+SS_HD int64_t ss_k_grid_blocks(int64_t n) {
+    const int64_t blocks = (n + SS_K_BLOCK - 1) / SS_K_BLOCK;
+    return blocks < (int64_t)SS_K_MAX_GRID ? blocks : (int64_t)SS_K_MAX_GRID;
+}
+
 /* Storage offsets of work item i: div/mod from the innermost dim. */
 SS_HD void ss_k_offsets(const ss_klaunch *L, int64_t i, int64_t *so, int64_t *dof) {
     int64_t s = L->src_off, d = L->dst_off;

@@ -12,6 +12,8 @@
 #   browser  chromium                                          (the HTML report's screenshot test)
 #   lint     python3-yaml, python3-venv; check-jsonschema and zizmor from PyPI into build/tools/lint
 #   all      every group (.ci/run)
+# SS_OFFLINE=1: never call apt-get; name what is missing. SS_VENDORED_CJSON=1: build needs
+# no libcjson-dev. SS_PREFIX=DIR: headers found under DIR/usr/include count as installed.
 # --optional: a group that cannot be installed is reported and skipped (exit 0); the tests
 # that need it then skip with the reason. Without it such a failure exits 1.
 set -uo pipefail
@@ -25,7 +27,8 @@ groups=("$@")
 
 LINT_VENV=build/tools/lint
 INCLUDE=${SS_DEPS_INCLUDE:-/usr/include}   # tests point this at an empty directory
-have_header() { [ -e "$INCLUDE/$1" ]; }
+# SS_PREFIX: Debian packages unpacked with `dpkg -x` (scripts/gpu-prepare.sh); the Makefile adds its paths.
+have_header() { [ -e "$INCLUDE/$1" ] || { [ -n "${SS_PREFIX:-}" ] && [ -e "$SS_PREFIX/usr/include/$1" ]; }; }
 have_cmd() { command -v "$1" >/dev/null 2>&1; }
 have_libfuzzer_rt() { ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; }
 
@@ -34,11 +37,14 @@ missing_debs() {
     case "$1" in
     build) have_cmd make || echo make
            have_cmd cc || echo gcc
-           have_header cjson/cJSON.h || echo libcjson-dev ;;
+           # SS_VENDORED_CJSON=1 builds third_party/cjson/ instead
+           [ "${SS_VENDORED_CJSON:-0}" = 1 ] || have_header cjson/cJSON.h || echo libcjson-dev ;;
     test)  have_header cmocka.h || echo libcmocka-dev ;;
     fuzz)  have_cmd clang || echo clang
            have_libfuzzer_rt || echo libclang-rt-dev ;;
-    torch) if [ "${SS_NO_TORCH:-0}" != 1 ] && ! /usr/bin/python3 -c 'import torch' >/dev/null 2>&1; then
+    # a python3 with torch: Debian's, SSFUZZ_PYTHON, or the first python3 on PATH (a venv)
+    torch) if [ "${SS_NO_TORCH:-0}" != 1 ] && ! /usr/bin/python3 -c 'import torch' >/dev/null 2>&1 \
+              && ! "${SSFUZZ_PYTHON:-python3}" -c 'import torch' >/dev/null 2>&1; then
                echo python3-torch; echo python3-numpy
            fi ;;
     browser) have_cmd chromium || echo chromium ;;
@@ -56,6 +62,8 @@ as_root() {
 }
 
 apt_install() {   # packages...
+    # SS_OFFLINE=1 (a machine without network, e.g. scripts/gpu-check.sh): check only.
+    [ "${SS_OFFLINE:-0}" = 1 ] && return 1
     export DEBIAN_FRONTEND=noninteractive
     # The package lists may be current enough already: try without the network first.
     as_root apt-get install -y -qq --no-install-recommends "$@" >/dev/null 2>&1 && return 0
@@ -82,10 +90,12 @@ for g in "${groups[@]}"; do
     if [ -n "$debs" ]; then
         # shellcheck disable=SC2086
         list=$(echo $debs)
-        echo "deps: $g: installing $list"
+        [ "${SS_OFFLINE:-0}" = 1 ] || echo "deps: $g: installing $list"
         if ! apt_install $debs; then
             left=$(missing_debs "$g" | tr '\n' ' ')
-            echo "deps: $g: missing package(s): ${left:-$list}(apt-get install failed: no network or no root?)" >&2
+            why="apt-get install failed: no network or no root?"
+            [ "${SS_OFFLINE:-0}" = 1 ] && why="SS_OFFLINE=1: not installing"
+            echo "deps: $g: missing package(s): ${left:-$list}($why)" >&2
             ok=0
         fi
     fi

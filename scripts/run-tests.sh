@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The test command (`make test`): builds, then runs
-#   1. every cmocka unit test (tests/test_*.c), in the normal build;
+#   1. every cmocka unit test (tests/test_*.c), in the normal build (test_cuda again
+#      on the fake CUDA engine, SSFUZZ_FAKE_CUDA=1);
 #   2. the same tests in an ASan+UBSan build (CPU only: CUDA's runtime and ASan do not mix);
 #   3. the CLI checks tests/cli/*.sh (replay of the corpus, hostile inputs, the
 #      PyTorch cross-check, ...), which print "ok NAME", "not ok NAME" or "skip NAME: why".
@@ -40,6 +41,8 @@ fi
 
 echo "== unit tests"
 for t in build/tests/test_*; do [ -x "$t" ] && run_cmocka normal "$t"; done
+# The GPU tests' paths once more on the fake CUDA engine (the emulator behind the CUDA API).
+SSFUZZ_FAKE_CUDA=1 run_cmocka fake build/tests/test_cuda
 echo "== unit tests under ASan+UBSan"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 for t in build-asan/tests/test_*; do [ -x "$t" ] && SSFUZZ=build-asan/ssfuzz run_cmocka asan "$t"; done
