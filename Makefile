@@ -9,7 +9,7 @@ BUILD     ?= build
 CC        ?= cc
 CFLAGS    ?= -O2 -g
 SS_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wvla -MMD -MP -Iharness -Ireference -Ikernels
-LDLIBS    := -lcjson -lm
+LDLIBS    := -lcjson -lm -ldl
 
 # CUDA: nvcc from PATH or /usr/local/cuda. Without it (or with SS_NO_CUDA=1)
 # the cuda:* targets are built as stubs that report why they are unavailable.
@@ -52,7 +52,7 @@ Q := @
 say = @printf '  %-6s %s\n' $(1) $(2)
 endif
 
-.PHONY: all deps deps-optional test test-unit fuzz regress libfuzzer bench bench-mutants clean nvcc-note torch-env
+.PHONY: all deps deps-optional test test-unit fuzz regress libfuzzer bench bench-mutants clean nvcc-note torch-env plugins
 all: $(BUILD)/ssfuzz
 
 deps: $(DEPS_OK)
@@ -135,3 +135,4 @@ clean:
 -include $(LIB_OBJ:.o=.d) $(BUILD)/harness/main.d
 -include fuzz/fuzz.mk
 -include bench/bench.mk
+-include examples/plugins/plugins.mk

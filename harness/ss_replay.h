@@ -54,6 +54,7 @@ typedef struct ss_replay_ctx {
     ss_case c;                 /* the case last replayed */
     ss_plan plan;
     ss_check_ctx check;
+    int default_targets;       /* 1: no target was named: a plugin reproducer adds its own */
     size_t n_agree, n_mismatch, n_invalid, n_target_error;
 } ss_replay_ctx;
 

@@ -1,11 +1,12 @@
 /* ss_targets.c - the target registry: emu:KERNEL and cuda:KERNEL for every kernel,
- * the torch engine's targets, and schedule names. */
+ * the torch engine's targets, loaded plugins' targets, and schedule names. */
 #include <stdio.h>
 #include <string.h>
 #include "ss_target.h"
 #include "ss_kernels.h"
 #include "ss_emu.h"
 #include "ss_cuda.h"
+#include "ss_plugin.h"
 #include "ss_torch.h"
 
 static const char *emu_unavailable(const ss_target *t) { (void)t; return NULL; }
@@ -59,10 +60,13 @@ static ss_run_status cuda_run(const ss_target *t, const ss_plan *plan, ss_storag
     return st == SS_RUN_OK ? ss_cuda_exec(&prog, input, s, why, why_len) : st;
 }
 
-size_t ss_target_count(void) { return NTARGETS + ss_torch_target_count(); }
+size_t ss_target_count(void) { return NTARGETS + ss_torch_target_count() + ss_plugin_target_count(); }
 
 const ss_target *ss_target_at(size_t i) {
-    return i < NTARGETS ? &targets[i] : ss_torch_target_at(i - NTARGETS);
+    if (i < NTARGETS) return &targets[i];
+    i -= NTARGETS;
+    return i < ss_torch_target_count() ? ss_torch_target_at(i)
+                                       : ss_plugin_target_at(i - ss_torch_target_count());
 }
 
 const ss_target *ss_target_find(const char *name) {
