@@ -51,7 +51,7 @@ static void usage(FILE *f) {
 static int load_plugin(const char *path) {
     ss_error err;
     if (ss_plugin_load(path, &err) == 0) return 0;
-    fprintf(stderr, "ssfuzz: plugin %s: %s\n", err.field, err.msg);
+    fprintf(stderr, "ssfuzz: plugin %s: %s\n", path, err.msg);
     return -1;
 }
 

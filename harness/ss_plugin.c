@@ -204,16 +204,22 @@ int ss_plugin_load(const char *path, ss_error *err) {
         return ss_fail(err, path, "no symbol %s (export it as harness/ssfuzz_plugin.h shows)",
                        SSFUZZ_PLUGIN_SYMBOL);
     }
-    const ssfuzz_plugin *d = entry();
-    if (check_desc(d, err, path)) {
+    if (ss_plugin_register(entry(), real, err)) {
+        if (err) snprintf(err->field, sizeof err->field, "%s", path);
         dlclose(h);
         return -1;
     }
+    plugins[n_plugins - 1].handle = h;
+    return 0;
+}
+
+int ss_plugin_register(const ssfuzz_plugin *d, const char *path, ss_error *err) {
+    if (n_plugins == SS_PLUGIN_MAX) return ss_fail(err, path, "at most %d plugins", SS_PLUGIN_MAX);
+    if (check_desc(d, err, path)) return -1;
     plugin *p = &plugins[n_plugins++];
     memset(p, 0, sizeof *p);
-    p->handle = h;
     p->desc = d;
-    snprintf(p->path, sizeof p->path, "%s", real);
+    snprintf(p->path, sizeof p->path, "%s", path);
     for (uint32_t i = 0; i < d->n_kernels; i++) {
         ptarget *pt = &targets[n_targets++];
         memset(pt, 0, sizeof *pt);

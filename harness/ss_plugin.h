@@ -13,11 +13,15 @@
 #include "ss_target.h"
 
 struct cJSON;
+struct ssfuzz_plugin;
 
 /* Load one library and register its kernels. The same file twice is loaded
  * once. -1 with err (field: the path) on a dlopen error, a missing symbol, a
  * wrong ABI version or struct_size, a bad name, or a target name taken. */
 int ss_plugin_load(const char *path, ss_error *err);
+/* The second half of loading: check a descriptor and register its kernels as
+ * loaded from `path` (for tests, and plugins linked in statically). */
+int ss_plugin_register(const struct ssfuzz_plugin *d, const char *path, ss_error *err);
 /* Load every library of $SSFUZZ_PLUGINS (colon-separated); 0 when unset. */
 int ss_plugin_load_env(ss_error *err);
 
