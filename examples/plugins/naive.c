@@ -23,20 +23,25 @@ static int copy(const ssfuzz_case *c, char *message, size_t message_len) {
         return SSFUZZ_REFUSED;
     }
     const int64_t start = bound(c->has_start, c->start, 0, in->sizes[dim]);
-    int64_t numel = 1;
-    for (int d = 0; d < src->ndim; d++) numel *= src->sizes[d];
+    /* Walk src in row-major order; dst moves by step along dim. */
+    int64_t numel = 1, idx[SSFUZZ_PLUGIN_MAX_NDIM] = {0}, dst_stride[SSFUZZ_PLUGIN_MAX_NDIM];
+    for (int d = 0; d < src->ndim; d++) {
+        numel *= src->sizes[d];
+        dst_stride[d] = d == dim ? c->step * in->strides[d] : in->strides[d];
+    }
+    int64_t so = src->offset, dof = in->offset + start * in->strides[dim];
     unsigned char *dst_base = c->input_storage;
     const unsigned char *src_base = c->src_storage;
     for (int64_t i = 0; i < numel; i++) {
-        /* i's multi-index in src (row-major), and where it lands in input */
-        int64_t rest = i, so = src->offset, dof = in->offset;
-        for (int d = src->ndim - 1; d >= 0; d--) {
-            const int64_t k = rest % src->sizes[d];
-            rest /= src->sizes[d];
-            so += k * src->strides[d];
-            dof += (d == dim ? start + k * c->step : k) * in->strides[d];
-        }
         memcpy(dst_base + dof * c->elem_size, src_base + so * c->elem_size, c->elem_size);
+        for (int d = src->ndim - 1; d >= 0; d--) {   /* next index: an odometer */
+            so += src->strides[d];
+            dof += dst_stride[d];
+            if (++idx[d] < src->sizes[d]) break;
+            so -= src->sizes[d] * src->strides[d];
+            dof -= src->sizes[d] * dst_stride[d];
+            idx[d] = 0;
+        }
     }
     return SSFUZZ_OK;
 }
