@@ -170,6 +170,8 @@ void ss_replay_loaded(ss_replay_ctx *rc, const char *label, ss_replay_case_resul
     if (rc->default_targets) {
         if (ss_plugin_check_meta(rc->c.meta, why, sizeof why)) {
             fprintf(out, "%s: %s\n", label, why);
+            snprintf(r->err.field, sizeof r->err.field, "meta.plugin");
+            snprintf(r->err.msg, sizeof r->err.msg, "%s", why);
             r->exit_code = SS_EXIT_TARGET;
             rc->n_target_error++;
             fclose(out);

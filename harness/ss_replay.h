@@ -46,7 +46,8 @@ typedef struct ss_replay_case_result {
     char *report;              /* human-readable lines (malloc'ed) */
     ss_replay_run *run;
     size_t runs;
-    ss_error err;              /* why the case is invalid, when exit_code == 2 */
+    ss_error err;              /* why the case is invalid, when exit_code == 2; field
+                                  "meta.plugin" (exit_code 3): its plugin is not loaded */
 } ss_replay_case_result;
 
 typedef struct ss_replay_ctx {

@@ -45,6 +45,12 @@ if [ -n "$small" ]; then
         else fail "not loaded line" "$(cat "$tmp/out" "$tmp/err")"; fi
     done
     SSFUZZ_PLUGINS=$NAIVE expect_rc "SSFUZZ_PLUGINS loads it too" 1 "$SSFUZZ" replay "$small"
+    expect_rc "explain without the plugin: exit 3" 3 "$SSFUZZ" explain "$small"
+    grep -q "plugin naive is not loaded" "$tmp/err" && pass "explain says not loaded" || fail "explain not loaded" "$(cat "$tmp/err")"
+    expect_rc "explain with the plugin marks its wrong cells (exit 1)" 1 "$SSFUZZ" --plugin "$NAIVE" explain "$small"
+    grep -q "^naive:copy: mismatch" "$tmp/out" && pass "explain runs naive:copy" || fail "explain naive:copy" "$(tail -3 "$tmp/out")"
+    expect_rc "regress without the plugin: exit 3" 3 "$SSFUZZ" regress "$small"
+    expect_rc "minimize with the plugin" 0 "$SSFUZZ" minimize --plugin "$NAIVE" "$small" -t naive:copy -o "$tmp/again.json"
 fi
 expect_rc "a plugin target without its plugin is unknown (exit 2)" 2 "$SSFUZZ" fuzz --target naive:copy --cases 1
 "$SSFUZZ" --plugin "$NAIVE" targets >"$tmp/targets" 2>&1
