@@ -3,7 +3,8 @@
 #   build for the device present, run the unit tests (the GPU tests no longer
 #   skip), replay corpus/ on every cuda:* target, run compute-sanitizer
 #   (memcheck, racecheck, initcheck) over a replay, and print GPU benchmark
-#   figures when a benchmark exists. Logs go to $OUT (else build/gpu-check/).
+#   figures when a benchmark exists, fuzz the CUDA example plugin for 20 s.
+#   Logs go to $OUT (else build/gpu-check/).
 # Exit 0 when every required step passed; mutants are expected to mismatch and
 # only reported.
 set -uo pipefail
@@ -106,6 +107,18 @@ if $SSFUZZ targets 2>/dev/null | grep -q '^torch:compile-cuda:setitem .*availabl
     done
 else
     echo "   skipped: $($SSFUZZ targets 2>/dev/null | grep '^torch:compile-cuda:setitem ' | cut -c38-)"
+fi
+
+# ---- the CUDA example plugin: ssfuzz's device storages around a user's launch --
+# The naive kernel has no overlap check, so findings (mismatch, accepted-invalid)
+# are expected and pass; a crash or timeout finding (a device error) fails.
+echo "== plugin naive_cuda:copy (a short campaign)"
+if step plugins-build 60 make -s plugins && [ -f build/plugins/naive_cuda.so ]; then
+    step plugin-cuda 45 $SSFUZZ fuzz --plugin build/plugins/naive_cuda.so -t naive_cuda:copy \
+        --seed 1 --time 20 --minimize-time 5 -q -o "$LOG/plugin-cuda"
+    if [ $? = 1 ] && ! ls "$LOG"/plugin-cuda/crash-* "$LOG"/plugin-cuda/timeout-* >/dev/null 2>&1; then
+        failed=("${failed[@]:0:${#failed[@]}-1}"); ok+=("plugin-cuda (findings: $(ls "$LOG/plugin-cuda" | grep -c json))")
+    fi
 fi
 
 echo "== summary ($(( $(date +%s) - START ))s; logs in $LOG)"
