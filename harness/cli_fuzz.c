@@ -24,6 +24,7 @@ static void usage(FILE *f) {
         "JSON reproducer. Without arguments: 60 s on the default targets (cuda:* kernels\n"
         "when a GPU is usable, else emu:* kernels; never mutants).\n\n"
         "  -t, --target T       target to fuzz (repeatable; `ssfuzz targets` lists them)\n"
+        "      --plugin SO.so   load your kernels first; fuzz them as -t PLUGIN:KERNEL (global option)\n"
         "      --seed N         campaign seed (default: time-based, printed)\n"
         "      --time SECONDS   stop after this long (default 60 unless --cases is given)\n"
         "      --cases N        stop after N cases\n"
