@@ -230,7 +230,7 @@ int ss_cmd_explain(int argc, char **argv) {
             else if (!strcmp(optarg, "never")) color = 0;
             else if (strcmp(optarg, "auto")) { ss_fail(&err, "--color", "must be auto, always or never"); goto bad; }
             break;
-        case 'v': values = 1; break;
+        case 'v': values = 1; o.keep_finals = 1; break;   /* the wrong cells are read from them */
         case 'h': usage(stdout); return SS_EXIT_OK;
         default: usage(stderr); return SS_EXIT_USAGE;
         bad:

@@ -27,17 +27,20 @@ typedef struct mirror {
     int force;                  /* 1: the written slice itself (replaces the entry) */
 } mirror;
 
+/* Saturating: an empty view's other sizes may each be up to 2^53, so their
+ * products overflow; a saturated stride matches no real one (all < 2^53). */
 static void contiguous_strides(const int64_t *S, int n, int64_t *T) {
     int64_t t = 1;
     for (int d = n - 1; d >= 0; d--) {
         T[d] = t;
-        t *= S[d];
+        if (__builtin_mul_overflow(t, S[d], &t)) t = INT64_MAX;
     }
 }
 
 static int64_t product(const int64_t *S, int n) {
     int64_t p = 1;
-    for (int d = 0; d < n; d++) p *= S[d];
+    for (int d = 0; d < n; d++)
+        if (__builtin_mul_overflow(p, S[d], &p)) p = INT64_MAX;   /* saturating, as above */
     return p;
 }
 
