@@ -157,6 +157,46 @@ static void test_meta(void **state) {
     assert_int_equal(ss_plugin_check_meta(NULL, why, sizeof why), 0);
 }
 
+static int inits, finis, init_fails;
+static int init(char *message, size_t message_len) {
+    inits++;
+    if (init_fails) snprintf(message, message_len, "no license");
+    return init_fails;
+}
+static void fini(void) { finis++; }
+
+/* init runs once per process before the first run (a failure makes the targets
+ * unavailable with its message); fini runs once at shutdown, only after a good init. */
+static void test_init_fini(void **state) {
+    (void)state;
+    static const ssfuzz_kernel k1[] = {{"a", SSFUZZ_MEMORY_HOST, counting}};
+    static const ssfuzz_kernel k2[] = {{"b", SSFUZZ_MEMORY_HOST, counting}};
+    static const ssfuzz_plugin good = {sizeof(ssfuzz_plugin), SSFUZZ_PLUGIN_ABI_VERSION, "good", k1, 1, init, fini};
+    static const ssfuzz_plugin bad = {sizeof(ssfuzz_plugin), SSFUZZ_PLUGIN_ABI_VERSION, "bad", k2, 1, init, fini};
+    ss_error err;
+    assert_int_equal(ss_plugin_register(&good, "/x/good.so", &err), 0);
+    assert_int_equal(ss_plugin_register(&bad, "/x/bad.so", &err), 0);
+    const ss_target *g = ss_target_find("good:a"), *b = ss_target_find("bad:b");
+    assert_int_equal(inits, 0);   /* nothing runs at load */
+    assert_null(g->unavailable(g));
+    assert_null(g->unavailable(g));
+    assert_int_equal(inits, 1);
+    init_fails = 1;
+    assert_string_equal(b->unavailable(b), "plugin bad: init failed: no license");
+    assert_string_equal(b->unavailable(b), "plugin bad: init failed: no license");
+    assert_int_equal(inits, 2);
+    char why[128];
+    const int64_t n4[] = {4}, n3[] = {3};
+    ss_op shift = tu_op(4, 4, tu_contig(0, 1, n4), tu_contig(0, 1, n3), 0, 1, 1, 0, 0, 1);
+    assert_int_equal(check(b, shift, why, sizeof why), SS_TARGET_UNAVAILABLE);
+    assert_string_equal(why, "plugin bad: init failed: no license");
+    init_fails = 0;
+    ss_plugin_shutdown();
+    assert_int_equal(finis, 1);
+    ss_plugin_shutdown();
+    assert_int_equal(finis, 1);
+}
+
 static void test_load_errors(void **state) {
     (void)state;
     ss_error err;
@@ -170,7 +210,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_registered),       cmocka_unit_test(test_bad_descriptors),
         cmocka_unit_test(test_runs_as_a_target), cmocka_unit_test(test_meta),
-        cmocka_unit_test(test_load_errors),
+        cmocka_unit_test(test_init_fini),        cmocka_unit_test(test_load_errors),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
