@@ -61,10 +61,12 @@ typedef struct ssfuzz_case {
     int64_t dim, start, end, step;
 } ssfuzz_case;
 
-/* Called by ssfuzz once per case and schedule, in a fuzz worker process that
- * is replaced if it crashes or hangs. Write the result into c->input_storage
- * (for CUDA kernels: launch on the default stream; ssfuzz synchronizes, checks
- * errors and copies back). message (message_len bytes) is for REFUSED/ERROR. */
+/* Called by ssfuzz once per run of a case, in a fuzz worker process that is
+ * replaced if it crashes or hangs (a crash/timeout finding). Write the result
+ * through c->input into c->input_storage; touch nothing but the two storages
+ * (a write next to them is a "guard-band write" finding). CUDA kernels: launch
+ * on the default stream; ssfuzz synchronizes, checks errors and copies back.
+ * Returns a status above; message (message_len bytes) says why for REFUSED/ERROR. */
 typedef int (*ssfuzz_run_fn)(const ssfuzz_case *c, char *message, size_t message_len);
 
 typedef struct ssfuzz_kernel {
