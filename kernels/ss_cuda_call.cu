@@ -1,4 +1,5 @@
 // ss_cuda_call.cu - device storages with guard bands around a caller's own launch (plugin kernels).
+#include <string.h>
 #include "ss_cuda_common.cuh"
 
 extern "C" ss_run_status ss_cuda_exec_call(ss_storage *input, ss_storage *src, ss_cuda_launch_fn launch,
@@ -29,6 +30,11 @@ extern "C" ss_run_status ss_cuda_exec_call(ss_storage *input, ss_storage *src, s
         SS_CU_TRY(cudaMemcpy(src->base, dev_src + ss_cu_pad(src), ss_cu_total(src), cudaMemcpyDeviceToHost));
     st = ran;
 done:
+    if (st == SS_RUN_FAILED && cudaDeviceSynchronize() != cudaSuccess) {
+        // Still failing after the error was read: sticky, so every later run in this process fails too.
+        const size_t n = strlen(why);
+        snprintf(why + n, why_len - n, " (sticky: this process's CUDA context is lost)");
+    }
     // Frees after a failure may fail too (a sticky error); the first error is the one reported.
     if (dev_src) (void)cudaFree(dev_src);
     if (dev_in) (void)cudaFree(dev_in);
