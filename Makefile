@@ -9,7 +9,7 @@ BUILD     ?= build
 CC        ?= cc
 CFLAGS    ?= -O2 -g
 SS_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wvla -MMD -MP -Iharness -Ireference -Ikernels
-LDLIBS    := -lcjson -lm
+LDLIBS    := -lcjson -lm -ldl
 SS_LDFLAGS :=
 
 # Offline builds (scripts/gpu-check.sh on a machine without network):
@@ -19,7 +19,7 @@ SS_LDFLAGS :=
 # only check and name what is missing, never call apt-get.
 ifeq ($(SS_VENDORED_CJSON),1)
 SS_CFLAGS += -Ithird_party/cjson
-LDLIBS    := -lm
+LDLIBS    := -lm -ldl
 endif
 ifneq ($(SS_PREFIX),)
 SS_PREFIX_LIB := $(abspath $(SS_PREFIX))/usr/lib/x86_64-linux-gnu
@@ -73,7 +73,7 @@ Q := @
 say = @printf '  %-6s %s\n' $(1) $(2)
 endif
 
-.PHONY: print-cuda-arch all deps deps-optional test test-unit fuzz regress libfuzzer bench bench-mutants clean nvcc-note torch-env
+.PHONY: print-cuda-arch all deps deps-optional test test-unit fuzz regress libfuzzer bench bench-mutants clean nvcc-note torch-env plugins
 all: $(BUILD)/ssfuzz
 
 deps: $(DEPS_OK)
@@ -160,3 +160,4 @@ clean:
 -include $(LIB_OBJ:.o=.d) $(BUILD)/harness/main.d
 -include fuzz/fuzz.mk
 -include bench/bench.mk
+-include examples/plugins/plugins.mk

@@ -1,6 +1,6 @@
-# bench/bench.mk - benchmarks: `make bench` (differential loop vs a PyTorch loop, large copies vs memcpy), `make bench-mutants` (detection power), `make bench-gpu` (cuda:reinplace on a GPU).
+# bench/bench.mk - benchmarks: `make bench` (differential loop vs a PyTorch loop, large copies vs memcpy, a plugin call vs a built-in target), `make bench-mutants` (detection power), `make bench-gpu` (cuda:reinplace on a GPU).
 #
-# Knobs: BENCH_CASES (C loop cases), BENCH_PEER_CASES (PyTorch loop cases),
+# Knobs: BENCH_CASES (C loop cases), BENCH_PLUGIN_CASES and BENCH_ROUNDS (bench-plugin), BENCH_PEER_CASES (PyTorch loop cases),
 # BENCH_COPY_MIB and BENCH_COPY_REPS (bench_copy storage size, repetitions), BENCH_MUTANT_TIME (seconds per
 # mutant campaign), BENCH_SURVIVE_TIME (correct-target campaign; 0 skips it),
 # TORCH_PYTHON (interpreter with torch).
@@ -15,12 +15,12 @@ BENCH_MUTANT_TIME  ?= 10
 BENCH_SURVIVE_TIME ?= 60
 TORCH_PYTHON       ?= /usr/bin/python3
 
-.PHONY: bench bench-loop bench-copy
+.PHONY: bench bench-loop bench-copy bench-plugin
 $(BENCH_DIR)/%: bench/%.c bench/bench_layouts.h $(BUILD)/libssfuzz.a
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -MMD -MP,$(SS_CFLAGS)) $(CFLAGS) $(LDFLAGS) $(SS_LDFLAGS) -o $@ $< $(BUILD)/libssfuzz.a $(LDLIBS)
 
-bench: bench-loop bench-copy
+bench: bench-loop bench-copy bench-plugin
 
 bench-loop: $(BENCH_DIR)/bench_loop
 	@BENCH_DIR=$(BENCH_DIR) BENCH_CASES=$(BENCH_CASES) BENCH_PEER_CASES=$(BENCH_PEER_CASES) \
@@ -28,6 +28,13 @@ bench-loop: $(BENCH_DIR)/bench_loop
 
 bench-copy: $(BENCH_DIR)/bench_copy
 	$(BENCH_DIR)/bench_copy --mib $(BENCH_COPY_MIB) --reps $(BENCH_COPY_REPS)
+
+$(BENCH_DIR)/bench_plugin_nop.so: bench/bench_plugin_nop.c harness/ssfuzz_plugin.h
+	@mkdir -p $(dir $@)
+	$(CC) $(PLUGIN_CFLAGS) $< -o $@
+
+bench-plugin: $(BENCH_DIR)/bench_loop $(BUILD)/plugins/naive.so $(BENCH_DIR)/bench_plugin_nop.so
+	@BENCH_DIR=$(BENCH_DIR) BENCH_PLUGIN=$(BUILD)/plugins/naive.so bash bench/bench_plugin.sh
 
 bench-mutants: $(BUILD)/ssfuzz
 	@SSFUZZ=$(BUILD)/ssfuzz BENCH_MUTANT_TIME=$(BENCH_MUTANT_TIME) \

@@ -1,4 +1,4 @@
-/* bench_loop.c - small-case throughput of the whole differential loop (generate, plan, reference, emu:reinplace, compare) on one core; exports the same cases as JSON lines for the PyTorch peer. */
+/* bench_loop.c - small-case throughput of the whole differential loop (generate, plan, reference, emu:reinplace, compare) on one core, and of the target's run alone; exports the same cases as JSON lines for the PyTorch peer. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +8,8 @@
 #include "ss_check.h"
 #include "ss_gen.h"
 #include "ss_plan_build.h"
+#include "ss_plugin.h"
+#include "ss_storage.h"
 #include "ss_target.h"
 
 typedef struct bench_opts {
@@ -24,7 +26,7 @@ static double now_s(void) {
 }
 
 static void usage(FILE *f) {
-    fprintf(f, "usage: bench_loop [--cases N] [--seed S] [--max-numel N] [--target T] [--schedule S]\n"
+    fprintf(f, "usage: bench_loop [--cases N] [--seed S] [--max-numel N] [--target T] [--schedule S] [--plugin SO]\n"
                "                  [--export N FILE]   (write the first N cases as JSON lines and exit)\n");
 }
 
@@ -37,6 +39,13 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
         else if (!strcmp(a, "--max-numel") && more) o->max_numel = strtoll(argv[++i], NULL, 10);
         else if (!strcmp(a, "--target") && more) o->target = argv[++i];
         else if (!strcmp(a, "--schedule") && more) o->schedule = argv[++i];
+        else if (!strcmp(a, "--plugin") && more) {
+            ss_error err;
+            if (ss_plugin_load(argv[++i], &err)) {
+                fprintf(stderr, "bench_loop: plugin %s: %s\n", argv[i], err.msg);
+                return -1;
+            }
+        }
         else if (!strcmp(a, "--export") && i + 2 < argc) {
             o->export_cases = strtoull(argv[++i], NULL, 10);
             o->export_path = argv[++i];
@@ -134,6 +143,25 @@ int main(int argc, char **argv) {
             ss_check_target(&ctx, &plan, ref, t, &ropts, &res);
     }
     const double secs_pre = now_s() - t1;
+    /* The target's run alone (no reference, no compare): what a plugin call
+     * costs beside a built-in target on the same cases. Storages are reset
+     * from the initial fill outside the timed call. */
+    double secs_run = 0;
+    uint64_t n_run = 0;
+    for (uint64_t i = 0; i < n_pre; i++) {
+        ss_run_status ref;
+        if (ss_plan_build_limited(&pre[i].op, ctx.max_bytes, &plan, &err) != 0 ||
+            ss_check_prepare(&ctx, &pre[i], &plan, &ref, why, sizeof why) != 0 || ref != SS_RUN_OK)
+            continue;
+        ss_run_opts ro = ropts;
+        ro.dtype = ctx.dtype;
+        ss_storage_copy(&ctx.tgt_in, &ctx.init_in);
+        ss_storage_copy(&ctx.tgt_src, &ctx.init_src);
+        const double r0 = now_s();
+        (void)t->run(t, &plan, &ctx.tgt_in, &ctx.tgt_src, &ro, why, sizeof why);
+        secs_run += now_s() - r0;
+        n_run++;
+    }
     for (uint64_t i = 0; i < n_pre; i++) ss_case_free(&pre[i]);
     free(pre);
     printf("c loop: %llu cases (%s, %s, seed %llu, max numel %lld, mean storage %.0f elements): "
@@ -144,6 +172,8 @@ int main(int argc, char **argv) {
            (unsigned long long)findings, (unsigned long long)invalid, (unsigned long long)skipped);
     printf("c loop without generation: %llu pre-generated cases: %.3f s, %.0f cases/s\n",
            (unsigned long long)n_pre, secs_pre, secs_pre > 0 ? (double)n_pre / secs_pre : 0.0);
+    printf("target run alone: %llu valid cases: %.3f s, %.0f ns per run\n", (unsigned long long)n_run,
+           secs_run, n_run ? 1e9 * secs_run / (double)n_run : 0.0);
     ss_check_ctx_free(&ctx);
     return findings ? 1 : 0;
 }

@@ -237,7 +237,7 @@ int ss_cmd_explain(int argc, char **argv) {
             else if (!strcmp(optarg, "never")) color = 0;
             else if (strcmp(optarg, "auto")) { ss_fail(&err, "--color", "must be auto, always or never"); goto bad; }
             break;
-        case 'v': values = 1; break;
+        case 'v': values = 1; o.keep_finals = 1; break;   /* the wrong cells are read from them */
         case 'h': usage(stdout); return SS_EXIT_OK;
         default: usage(stderr); return SS_EXIT_USAGE;
         bad:
@@ -258,10 +258,12 @@ int ss_cmd_explain(int argc, char **argv) {
     ss_replay_case_result r;
     ss_replay_loaded(&rc, path, &r);
     if (!r.ran) {
-        fprintf(stderr, "%s: invalid: %s: %s\n", path, r.err.field, r.err.msg);
+        const int code = r.exit_code == SS_EXIT_TARGET ? SS_EXIT_TARGET : SS_EXIT_USAGE;
+        if (code == SS_EXIT_TARGET) fputs(r.report, stderr);
+        else fprintf(stderr, "%s: invalid: %s: %s\n", path, r.err.field, r.err.msg);
         ss_replay_case_result_free(&r);
         ss_replay_ctx_free(&rc);
-        return SS_EXIT_USAGE;
+        return code;
     }
     print_plan(path, &rc.c, &rc.plan);
     printf("map (one group per innermost run of the view):\n");

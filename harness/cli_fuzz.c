@@ -10,6 +10,7 @@
 #include "ss_files.h"
 #include "ss_fuzz.h"
 #include "ss_gen_opts.h"
+#include "ss_plugin.h"
 #include "ss_replay.h"
 
 static volatile sig_atomic_t stop_flag;
@@ -23,6 +24,7 @@ static void usage(FILE *f) {
         "JSON reproducer. Without arguments: 60 s on the default targets (cuda:* kernels\n"
         "when a GPU is usable, else emu:* kernels; never mutants).\n\n"
         "  -t, --target T       target to fuzz (repeatable; `ssfuzz targets` lists them)\n"
+        "      --plugin SO.so   load your kernels first; fuzz them as -t PLUGIN:KERNEL (global option)\n"
         "      --seed N         campaign seed (default: time-based, printed)\n"
         "      --time SECONDS   stop after this long (default 60 unless --cases is given)\n"
         "      --cases N        stop after N cases\n"
@@ -105,7 +107,11 @@ static void print_summary(const ss_fuzz_config *cfg, const ss_summary *s, FILE *
                 cfg->refusal_is_finding ? "counted as findings" : "not findings; --refusal-is-finding to keep them");
     fprintf(f, "reproduce: ssfuzz fuzz --seed %llu --cases %llu", (unsigned long long)s->seed,
             (unsigned long long)s->cases);
-    for (size_t i = 0; i < cfg->n_targets; i++) fprintf(f, " --target %s", cfg->targets[i]->name);
+    for (size_t i = 0; i < cfg->n_targets; i++) {
+        const char *path;
+        if (ss_plugin_describe(cfg->targets[i], NULL, &path, NULL) == 0) fprintf(f, " --plugin %s", path);
+        fprintf(f, " --target %s", cfg->targets[i]->name);
+    }
     char gen[200];
     ss_gen_opts_format(&cfg->gen, gen, sizeof gen);
     fprintf(f, "%s%s%s%s\n", cfg->all_schedules ? "" : " --schedule ",

@@ -97,10 +97,14 @@ static void check_case(regress *g, ss_replay_ctx *rc, const char *path) {
     }
     const size_t before = g->checks.n;
     rc->opts.n_targets = choose(g, path, &x, rc->opts.targets);
+    rc->default_targets = g->n_requested == 0;
     ss_replay_case_result r;
     ss_replay_loaded(rc, path, &r);
     if (!r.ran) {
-        if (r.exit_code == SS_EXIT_USAGE) invalid(g, path, &r.err);
+        if (r.exit_code == SS_EXIT_TARGET && r.report) {   /* its plugin is not loaded */
+            fputs(r.report, stderr);
+            g->exit_code = ss_exit_worse(g->exit_code, SS_EXIT_TARGET);
+        } else if (r.exit_code == SS_EXIT_USAGE) invalid(g, path, &r.err);
         else record(g, path, "(case)", NULL, SS_CHECK_ERROR, 0, "invalid-case", "out of memory", NULL, 0);
         ss_replay_case_result_free(&r);
         return;

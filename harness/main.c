@@ -1,7 +1,9 @@
 /* main.c - the ssfuzz command line: dispatches to one subcommand per file. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "ss_cli.h"
+#include "ss_plugin.h"
 #include "ss_torch.h"
 
 /* Weak so that a subcommand still under construction leaves the CLI linkable;
@@ -37,12 +39,28 @@ static void usage(FILE *f) {
     fprintf(f, "\nexit codes: 0 agree/nothing found, 1 mismatch/finding, 2 invalid case or usage,\n"
                "            3 requested target unavailable or failed\n"
                "global option: --python PATH  the python3 (with torch) for torch:* targets\n"
-               "               (else $SSFUZZ_PYTHON, else the first python3 on PATH that imports torch)\n");
+               "               (else $SSFUZZ_PYTHON, else the first python3 on PATH that imports torch)\n"
+               "               --plugin PATH.so  load your kernels as targets PLUGIN:KERNEL (repeatable;\n"
+               "               also $SSFUZZ_PLUGINS=a.so:b.so; see harness/ssfuzz_plugin.h)\n");
 }
 
 /* --python PATH (or --python=PATH) anywhere on the line chooses the torch
- * engine's interpreter for every subcommand; it is taken out before dispatch. */
+ * engine's interpreter for every subcommand; --plugin PATH.so (repeatable)
+ * loads a kernel library after those of $SSFUZZ_PLUGINS. Both are taken out
+ * before dispatch; a plugin that does not load is one line and exit 2. */
+static int load_plugin(const char *path) {
+    ss_error err;
+    if (ss_plugin_load(path, &err) == 0) return 0;
+    fprintf(stderr, "ssfuzz: plugin %s: %s\n", path, err.msg);
+    return -1;
+}
+
 static int take_global_options(int *argc, char **argv) {
+    ss_error err;
+    if (ss_plugin_load_env(&err)) {
+        fprintf(stderr, "ssfuzz: plugin %s (from SSFUZZ_PLUGINS): %s\n", err.field, err.msg);
+        return -1;
+    }
     int out = 1;
     for (int i = 1; i < *argc; i++) {
         if (!strcmp(argv[i], "--")) {
@@ -58,6 +76,15 @@ static int take_global_options(int *argc, char **argv) {
             ss_torch_set_python(v);
             continue;
         }
+        if (!strcmp(argv[i], "--plugin") || !strncmp(argv[i], "--plugin=", 9)) {
+            const char *v = argv[i][8] == '=' ? argv[i] + 9 : (i + 1 < *argc ? argv[++i] : NULL);
+            if (!v || !*v) {
+                fprintf(stderr, "ssfuzz: --plugin needs the path of a kernel library (PATH.so)\n");
+                return -1;
+            }
+            if (load_plugin(v)) return -1;
+            continue;
+        }
         argv[out++] = argv[i];
     }
     argv[out] = NULL;
@@ -67,6 +94,7 @@ static int take_global_options(int *argc, char **argv) {
 
 int main(int argc, char **argv) {
     if (take_global_options(&argc, argv)) return SS_EXIT_USAGE;
+    atexit(ss_plugin_shutdown);
     if (argc < 2) { usage(stderr); return SS_EXIT_USAGE; }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);

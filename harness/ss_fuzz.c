@@ -15,6 +15,7 @@
 #include "ss_fuzz.h"
 #include "ss_minimize.h"
 #include "ss_plan_build.h"
+#include "ss_plugin.h"
 #include "ss_torch.h"
 
 /* Shared with the parent: what the worker is doing right now. */
@@ -239,6 +240,7 @@ static void worker_main(const ss_fuzz_config *cfg, fz_slot *slot, int cmd_fd, in
     ss_check_ctx_free(&w->ctx);
     ss_check_ctx_free(&w->mctx);
     ss_torch_shutdown();
+    ss_plugin_shutdown();
     free(w);
     _exit(0);
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "ss_clock.h"
 #include "ss_cli.h"
+#include "ss_plugin.h"
 #include "ss_replay.h"
 #include "ss_storage.h"
 
@@ -61,6 +62,7 @@ void ss_replay_ctx_init(ss_replay_ctx *rc, const ss_replay_opts *o) {
     ss_case_init(&rc->c);
     ss_check_ctx_init(&rc->check);
     rc->check.max_bytes = o->max_bytes;
+    rc->default_targets = rc->opts.n_targets == 0;
     if (rc->opts.n_targets == 0)
         for (size_t i = 0; i < ss_target_count() && rc->opts.n_targets < SS_REPLAY_MAX_TARGETS; i++) {
             const ss_target *t = ss_target_at(i);
@@ -160,12 +162,31 @@ void ss_replay_loaded(ss_replay_ctx *rc, const char *label, ss_replay_case_resul
     size_t len = 0;
     FILE *out = open_memstream(&r->report, &len);
     if (!out) { r->exit_code = SS_EXIT_TARGET; return; }
+    /* A plugin's reproducer, replayed on the default targets, runs on its plugin target too. */
+    const ss_target *targets[SS_REPLAY_MAX_TARGETS + 1];
+    size_t n_targets = rc->opts.n_targets;
+    memcpy(targets, rc->opts.targets, n_targets * sizeof *targets);
+    char why[256] = "";
+    if (rc->default_targets) {
+        if (ss_plugin_check_meta(rc->c.meta, why, sizeof why)) {
+            fprintf(out, "%s: %s\n", label, why);
+            snprintf(r->err.field, sizeof r->err.field, "meta.plugin");
+            snprintf(r->err.msg, sizeof r->err.msg, "%s", why);
+            r->exit_code = SS_EXIT_TARGET;
+            rc->n_target_error++;
+            fclose(out);
+            return;
+        }
+        const ss_target *own = ss_plugin_meta_target(rc->c.meta);
+        int listed = 0;
+        for (size_t i = 0; i < n_targets; i++) listed |= targets[i] == own;
+        if (own && !listed) targets[n_targets++] = own;
+    }
     if (ss_plan_build_limited(&rc->c.op, rc->opts.max_bytes, &rc->plan, &r->err)) {
         invalid(rc, label, r, out);
         fclose(out);
         return;
     }
-    char why[256] = "";
     if (ss_check_prepare(&rc->check, &rc->c, &rc->plan, &r->ref_status, why, sizeof why)) {
         fprintf(out, "%s: invalid: storage: %s\n", label, why);
         snprintf(r->err.field, sizeof r->err.field, "storage");
@@ -177,13 +198,13 @@ void ss_replay_loaded(ss_replay_ctx *rc, const char *label, ss_replay_case_resul
     }
     r->ran = 1;
     size_t max_runs = 0;
-    for (size_t i = 0; i < rc->opts.n_targets; i++)
-        max_runs += rc->opts.targets[i]->scheduled ? (size_t)rc->opts.targets[i]->scheduled : 1;
+    for (size_t i = 0; i < n_targets; i++)
+        max_runs += targets[i]->scheduled ? (size_t)targets[i]->scheduled : 1;
     r->run = calloc(max_runs ? max_runs : 1, sizeof *r->run);
     if (!r->run) { fclose(out); r->exit_code = SS_EXIT_TARGET; return; }
     size_t n_runs_ok = 0;
-    for (size_t i = 0; i < rc->opts.n_targets; i++) {
-        const ss_target *t = rc->opts.targets[i];
+    for (size_t i = 0; i < n_targets; i++) {
+        const ss_target *t = targets[i];
         const int one = rc->opts.all_schedules ? -1 : ss_target_schedule_index(t, rc->opts.schedule);
         ss_run_opts ro = {one < 0 ? 0 : one, rc->opts.seed, 0};
         if (t->scheduled && one < 0) {

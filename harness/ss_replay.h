@@ -46,7 +46,8 @@ typedef struct ss_replay_case_result {
     char *report;              /* human-readable lines (malloc'ed) */
     ss_replay_run *run;
     size_t runs;
-    ss_error err;              /* why the case is invalid, when exit_code == 2 */
+    ss_error err;              /* why the case is invalid, when exit_code == 2; field
+                                  "meta.plugin" (exit_code 3): its plugin is not loaded */
 } ss_replay_case_result;
 
 typedef struct ss_replay_ctx {
@@ -54,6 +55,7 @@ typedef struct ss_replay_ctx {
     ss_case c;                 /* the case last replayed */
     ss_plan plan;
     ss_check_ctx check;
+    int default_targets;       /* 1: no target was named: a plugin reproducer adds its own */
     size_t n_agree, n_mismatch, n_invalid, n_target_error;
 } ss_replay_ctx;
 

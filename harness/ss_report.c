@@ -11,6 +11,7 @@
 #include "ss_report.h"
 #include "ss_gen.h"
 #include "ss_summary_merge.h"
+#include "ss_plugin.h"
 #include "ss_torch.h"
 
 static const char *const dtype_short[SS_DTYPE_COUNT] = {
@@ -86,6 +87,15 @@ static int add_torch_meta(cJSON *m, const ss_finding *f) {
            (!python || cJSON_AddStringToObject(t, "python", python));
 }
 
+/* meta.plugin of a plugin finding: which library to load to replay it. */
+static int add_plugin_meta(cJSON *m, const ss_target *t) {
+    const char *name, *path, *memory;
+    if (ss_plugin_describe(t, &name, &path, &memory)) return 1;
+    cJSON *p = cJSON_AddObjectToObject(m, "plugin");
+    return p && cJSON_AddStringToObject(p, "name", name) && cJSON_AddStringToObject(p, "path", path) &&
+           cJSON_AddStringToObject(p, "kernel", t->kernel) && cJSON_AddStringToObject(p, "memory", memory);
+}
+
 int ss_report_set_meta(ss_case *c, const ss_finding *f) {
     cJSON *m = cJSON_CreateObject(), *before = NULL;
     if (!m) return -1;
@@ -108,6 +118,7 @@ int ss_report_set_meta(ss_case *c, const ss_finding *f) {
         ok = ok && cJSON_AddStringToObject(m, "case_index", num);
     }
     if (ok && !strncmp(f->target, "torch:", 6)) ok = add_torch_meta(m, f);
+    if (ok) ok = add_plugin_meta(m, ss_target_find(f->target));
     if (ok && (before = cJSON_AddObjectToObject(m, "before_minimization")))
         ok = cJSON_AddNumberToObject(before, "numel", (double)f->numel_before) &&
              cJSON_AddNumberToObject(before, "ndim", f->ndim_before);

@@ -1,5 +1,5 @@
 /* ss_targets.c - the target registry: emu:KERNEL and cuda:KERNEL for every kernel,
- * the torch engine's targets, and schedule names. */
+ * the torch engine's targets, loaded plugins' targets, and schedule names. */
 #include <stdio.h>
 #include <string.h>
 #include "ss_target.h"
@@ -7,6 +7,7 @@
 #include "ss_emu.h"
 #include "ss_cuda.h"
 #include "ss_cuda_iso.h"
+#include "ss_plugin.h"
 #include "ss_torch.h"
 
 static const char *emu_unavailable(const ss_target *t) { (void)t; return NULL; }
@@ -77,10 +78,13 @@ static ss_run_status cuda_run(const ss_target *t, const ss_plan *plan, ss_storag
     return ran;
 }
 
-size_t ss_target_count(void) { return NTARGETS + ss_torch_target_count(); }
+size_t ss_target_count(void) { return NTARGETS + ss_torch_target_count() + ss_plugin_target_count(); }
 
 const ss_target *ss_target_at(size_t i) {
-    return i < NTARGETS ? &targets[i] : ss_torch_target_at(i - NTARGETS);
+    if (i < NTARGETS) return &targets[i];
+    i -= NTARGETS;
+    return i < ss_torch_target_count() ? ss_torch_target_at(i)
+                                       : ss_plugin_target_at(i - ss_torch_target_count());
 }
 
 const ss_target *ss_target_find(const char *name) {

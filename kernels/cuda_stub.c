@@ -24,3 +24,10 @@ ss_run_status ss_cuda_exec_batch(const ss_cuda_batch_item *items, size_t count,
     snprintf(why, why_len, "%s", reason);
     return SS_RUN_UNAVAILABLE;
 }
+
+ss_run_status ss_cuda_exec_call(ss_storage *input, ss_storage *src, ss_cuda_launch_fn launch,
+                                void *user, char *why, size_t why_len) {
+    (void)input; (void)src; (void)launch; (void)user;
+    snprintf(why, why_len, "%s", reason);
+    return SS_RUN_UNAVAILABLE;
+}

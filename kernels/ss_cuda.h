@@ -69,6 +69,17 @@ ss_run_status ss_cuda_exec_batch(const ss_cuda_batch_item *items, size_t count,
 ss_run_status ss_cuda_fake_exec_batch(const ss_cuda_batch_item *items, size_t count,
                                       char *why, size_t why_len);
 
+/* Run a caller's own launch (a user kernel) on device copies of the storages:
+ * copy each storage (guard bands included) up, call `launch` with the device
+ * data pointers (src_data == input_data when `src` is NULL: aliased), check
+ * the launch error and synchronize, copy the storages back, free everything.
+ * `launch` returns SS_RUN_OK or its own status (with `why`); storages are
+ * copied back unless it or the device failed. */
+typedef ss_run_status (*ss_cuda_launch_fn)(void *user, void *input_data, void *src_data,
+                                           char *why, size_t why_len);
+ss_run_status ss_cuda_exec_call(ss_storage *input, ss_storage *src, ss_cuda_launch_fn launch,
+                                void *user, char *why, size_t why_len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -214,6 +214,17 @@ else
     skip torch-cuda "$("$SSFUZZ" targets 2>/dev/null | grep '^torch:compile-cuda:setitem ' | cut -c38- | cut -c1-80)"
 fi
 
+# ---- the CUDA example plugin: ssfuzz's device storages around a user's launch -------------
+# The naive kernel has no overlap check, so findings are expected (exit 1 passes); a crash
+# or timeout finding (a device error) fails the step.
+if [ "$DRY" != 1 ] && step plugins-build 60 "0" "${MK[@]}" -s plugins && [ -f "$B/plugins/naive_cuda.so" ]; then
+    step plugin-cuda 45 "0 1" "$SSFUZZ" fuzz --plugin "$B/plugins/naive_cuda.so" -t naive_cuda:copy \
+        --seed 1 --time 20 --minimize-time 5 -q -o "$W/plugin-cuda"
+    if ls "$W"/plugin-cuda/crash-* "$W"/plugin-cuda/timeout-* >/dev/null 2>&1; then fail_last "a device error"; fi
+else
+    skip plugin-cuda "dry run, or the CUDA example plugin did not build"
+fi
+
 # ---- summary first, then the archive ----------------------------------------------------
 {
     echo "ssfuzz gpu-check: $nfail failed, $(( $(date +%s) - START ))s of ${BUDGET}s"
