@@ -232,7 +232,7 @@ static int start_one(const char *python, char *why, size_t n) {
     int rc = -1;
     signal(SIGPIPE, SIG_IGN);
     if (write_all(W.to_fd, hello, sizeof hello)) {
-        snprintf(why, n, "cannot start %s", python);
+        describe_loss("write", limit, why, n);   /* reaps it: an exec failure reads as status 127 */
     } else if (read_header(&h, &deadline, limit, why, n) == 0) {
         if ((h.type == SS_TP_ACK || h.type == SS_TP_ERROR) && read_text(&h, text, sizeof text, deadline, why, n) == 0) {
             if (h.type == SS_TP_ERROR) snprintf(why, n, "%.200s: %.300s", python, text);
@@ -240,9 +240,9 @@ static int start_one(const char *python, char *why, size_t n) {
         } else if (h.type != SS_TP_ACK && h.type != SS_TP_ERROR) {
             snprintf(why, n, "%s: worker answered HELLO with frame type %u", python, h.type);
         }
-    } else if (strstr(why, "exited with status 127")) {
-        snprintf(why, n, "cannot run %s", python);
     }
+    if (rc && strstr(why, "exited with status 127"))
+        snprintf(why, n, "cannot run %.300s (not found or not executable)", python);
     ss_target_clock(0);
     starting = 0;
     if (rc) {
