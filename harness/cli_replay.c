@@ -14,13 +14,17 @@
 static void usage(FILE *f) {
     fprintf(f,
         "usage: ssfuzz replay CASE|DIR... [options]\n"
-        "  --target T        run target T (repeatable; default: every available non-mutant)\n"
+        "  -t, --target T    run target T (repeatable; default: the case's meta.target under its\n"
+        "                    meta.schedule, then every available non-mutant)\n"
         "  --schedule S      emulator schedule: forward, reverse, lockstep, warp, random, all (default all)\n"
         "  --seed N          seed of the random schedule (default 1)\n"
         "  --dump DIR        write each run's final storages as JSON into DIR\n"
         "  --max-bytes N     byte budget of one case's storages (default %zu)\n"
+        "  --case-timeout S  time limit of a crash/timeout reproducer's target, which runs in a\n"
+        "                    child process (default 10)\n"
         "  -q, --quiet       print only failures and the summary\n"
-        "exit: 0 all agree, 1 a mismatch, 2 invalid case or usage, 3 a requested target unavailable or failed\n",
+        "exit: 0 all agree, 1 a finding (mismatch, crash, timeout, ...), 2 invalid case or usage,\n"
+        "      3 a requested target cannot run here\n",
         (size_t)SS_DEFAULT_MAX_BYTES);
 }
 
@@ -80,12 +84,14 @@ static int dump_run(const char *dir, const char *stem, const char *target, const
 int ss_cmd_replay(int argc, char **argv) {
     ss_replay_opts o;
     ss_replay_opts_init(&o);
+    o.use_meta = 1;
     const char *dump_dir = NULL;
     int quiet = 0;
     static const struct option longopts[] = {
         {"target", required_argument, 0, 't'}, {"schedule", required_argument, 0, 's'},
         {"seed", required_argument, 0, 'S'},   {"dump", required_argument, 0, 'd'},
         {"max-bytes", required_argument, 0, 'm'}, {"quiet", no_argument, 0, 'q'},
+        {"case-timeout", required_argument, 0, 'T'},
         {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     optind = 1;
     int ch;
@@ -108,6 +114,15 @@ int ss_cmd_replay(int argc, char **argv) {
             break;
         }
         case 'd': dump_dir = optarg; break;
+        case 'T': {
+            char *end;
+            o.case_timeout = strtod(optarg, &end);
+            if (*end || !(o.case_timeout > 0) || o.case_timeout > 86400) {
+                ss_fail(&err, "--case-timeout", "must be seconds in (0, 86400] (got '%s')", optarg);
+                goto bad;
+            }
+            break;
+        }
         case 'q': quiet = 1; break;
         case 'h': usage(stdout); return SS_EXIT_OK;
         default: usage(stderr); return SS_EXIT_USAGE;
@@ -140,7 +155,8 @@ int ss_cmd_replay(int argc, char **argv) {
     for (size_t i = 0; i < files.count; i++) {
         ss_replay_case_result r;
         ss_replay_file(&rc, files.paths[i], &r);
-        if (!quiet || r.exit_code != SS_EXIT_OK) fputs(r.report, r.exit_code ? stderr : stdout);
+        if (r.diag) fputs(r.diag, stderr);
+        if (r.report && (!quiet || r.exit_code != SS_EXIT_OK)) fputs(r.report, stdout);
         if (dump_dir && r.ran) {
             char stem[1024];
             dump_stem(&files, i, stem, sizeof stem);
@@ -153,7 +169,7 @@ int ss_cmd_replay(int argc, char **argv) {
         exit_code = ss_exit_worse(exit_code, r.exit_code);
         ss_replay_case_result_free(&r);
     }
-    printf("replayed %zu case%s: %zu agree, %zu mismatch, %zu invalid, %zu target error\n",
+    printf("replayed %zu case%s: %zu agree, %zu with findings, %zu invalid, %zu unavailable\n",
            files.count, files.count == 1 ? "" : "s", rc.n_agree, rc.n_mismatch, rc.n_invalid,
            rc.n_target_error);
     ss_replay_ctx_free(&rc);
