@@ -127,10 +127,13 @@ static void on_finding(fz_worker_state *w, const ss_case *c0, const ss_plan *pla
     const ss_fuzz_config *cfg = w->cfg;
     const ss_target *t = cfg->targets[ti];
     const char *kind = ss_verdict_name(res->verdict);
-    const uint64_t shape = cfg->keep_variants ? ((uint64_t)plan->op.input.ndim << 8 | (uint64_t)c0->dtype) : 0;
-    const uint64_t key = ss_gen_mix(((uint64_t)res->verdict << 48) ^ ((uint64_t)ti << 32) ^
-                                    ((uint64_t)ro->schedule << 24) ^ (shape << 4) ^
-                                    (uint64_t)(plan->internal_overlap ? 7 : plan->overlap));
+    char cls[160];
+    snprintf(cls, sizeof cls, "%d|%d|%s|%s", (int)res->verdict, ti, ss_schedule_class(sched_of(t, (int)ro->schedule)),
+             ss_overlap_class(plan->internal_overlap, plan->overlap));
+    if (cfg->keep_variants)
+        snprintf(cls + strlen(cls), sizeof cls - strlen(cls), "|%d|%d", plan->op.input.ndim, (int)c0->dtype);
+    uint64_t key = 14695981039346656037ull;   /* FNV-1a 64 */
+    for (const char *p = cls; *p; p++) key = (key ^ (uint8_t)*p) * 1099511628211ull;
     if (seen_before(w, key)) {
         send_finding(w, ti, (int)ro->schedule, kind, NULL, NULL, 0, NULL);
         return;

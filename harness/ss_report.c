@@ -12,6 +12,7 @@
 #include "ss_gen.h"
 #include "ss_summary_merge.h"
 #include "ss_torch.h"
+#include "ss_target.h"
 
 static const char *const dtype_short[SS_DTYPE_COUNT] = {
     [SS_BOOL] = "bool", [SS_UINT8] = "u8", [SS_INT8] = "i8", [SS_INT16] = "i16",
@@ -19,12 +20,23 @@ static const char *const dtype_short[SS_DTYPE_COUNT] = {
     [SS_FLOAT32] = "f32", [SS_FLOAT64] = "f64", [SS_COMPLEX64] = "c64", [SS_COMPLEX128] = "c128",
 };
 
-/* Overlap class of a case for dedup: the plan's, or "internal" for an input
- * view with internal overlap, or "invalid" when it does not even plan. */
-const char *ss_report_overlap_class(const ss_case *c) {
+/* The plan's overlap name of a case (for the finding line), or "internal" for
+ * an input view with internal overlap, or "invalid" when it does not even plan. */
+static const char *overlap_name(const ss_case *c) {
     ss_plan p;
     if (ss_plan_build_limited(&c->op, (size_t)-1 / 4, &p, NULL)) return "invalid";
     return p.internal_overlap ? "internal" : ss_overlap_name(p.overlap);
+}
+
+const char *ss_report_overlap_class(const ss_case *c) {
+    ss_plan p;
+    if (ss_plan_build_limited(&c->op, (size_t)-1 / 4, &p, NULL)) return "invalid";
+    return ss_overlap_class(p.internal_overlap, p.overlap);
+}
+
+const char *ss_overlap_class(int internal_overlap, ss_overlap o) {
+    if (internal_overlap) return "internal";
+    return o == SS_OVL_SAME_VIEW || o == SS_OVL_PARTIAL ? "overlap" : "no-overlap";
 }
 
 static uint32_t fnv1a(const char *s) {
@@ -34,14 +46,14 @@ static uint32_t fnv1a(const char *s) {
 }
 
 void ss_report_key(const ss_case *c, const ss_finding *f, char *key, size_t key_len) {
-    snprintf(key, key_len, "%s|%s|%s|%s", f->kind, f->target, f->schedule ? f->schedule : "",
+    snprintf(key, key_len, "%s|%s|%s|%s", f->kind, f->target, ss_schedule_class(f->schedule),
              ss_report_overlap_class(c));
 }
 
 /* The bug's key plus the shape (rank, dtype): one file per shape with --keep-variants. */
 static void variant_key(const ss_case *c, const ss_finding *f, char *key, size_t key_len) {
     const char *dt = (unsigned)c->dtype < SS_DTYPE_COUNT ? dtype_short[c->dtype] : "x";
-    snprintf(key, key_len, "%s|%s|%s|%dd|%s|%s", f->kind, f->target, f->schedule ? f->schedule : "",
+    snprintf(key, key_len, "%s|%s|%s|%dd|%s|%s", f->kind, f->target, ss_schedule_class(f->schedule),
              c->op.input.ndim, dt, ss_report_overlap_class(c));
 }
 
@@ -65,7 +77,7 @@ void ss_report_name(const ss_case *c, const ss_finding *f, int variants, char *n
     safe(target, sizeof target, f->target);
     if (f->schedule) {
         sched[0] = '-';
-        safe(sched + 1, sizeof sched - 1, f->schedule);
+        safe(sched + 1, sizeof sched - 1, ss_schedule_class(f->schedule));
     }
     const char *dt = (unsigned)c->dtype < SS_DTYPE_COUNT ? dtype_short[c->dtype] : "x";
     char shape[48] = "";
@@ -170,7 +182,7 @@ void ss_report_line(const ss_case *c, const ss_finding *f, const char *path, int
                  f->schedule ? " --schedule " : "", f->schedule ? f->schedule : "");
     int64_t numel = c->op.input_storage_numel + (c->op.src_aliased ? 0 : c->op.src_storage_numel);
     snprintf(n ? out : NULL, n, "%s on %s%s: %d-D %s %s, %lld element%s%s -> %s%s%s", f->kind,
-             f->target, sched, c->op.input.ndim, ss_dtype_name(c->dtype), ss_report_overlap_class(c),
+             f->target, sched, c->op.input.ndim, ss_dtype_name(c->dtype), overlap_name(c),
              (long long)numel, numel == 1 ? "" : "s", was, path ? path : "(not written)",
              is_new ? "" : " (duplicate)", next);
 }

@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include "ss_case.h"
 #include "ss_error.h"
+#include "ss_plan.h"
 
 typedef struct ss_finding {
     const char *kind;          /* "mismatch", "guard-band write", "crash", "timeout", ... */
@@ -33,14 +34,19 @@ typedef struct ss_finding {
     const char *detail;        /* one line (first difference, reason); may be NULL */
 } ss_finding;
 
-/* The bug's dedup key "kind|target|schedule|overlap" (meta.dedup_key) and the
- * file name "kind-target[-schedule]-overlap-HASH8.json", or with `variants`
- * "kind-target[-schedule]-Nd-dtype-overlap-HASH8.json" (file-name safe characters). */
+/* The bug's dedup key "kind|target|schedule class|overlap class" (meta.dedup_key;
+ * schedule class: ss_schedule_class) and the file name
+ * "kind-target[-schedule class]-overlap class-HASH8.json", or with `variants`
+ * "kind-target[-schedule class]-Nd-dtype-overlap class-HASH8.json" (file-name safe
+ * characters). */
 void ss_report_key(const ss_case *c, const ss_finding *f, char *key, size_t key_len);
 void ss_report_name(const ss_case *c, const ss_finding *f, int variants, char *name, size_t name_len);
-/* The overlap class of the dedup key: the plan's overlap name, "internal" (input
- * view with internal overlap) or "invalid" (does not plan). */
+/* The overlap class of the dedup key: "overlap" (src shares elements with the
+ * written slice: same-view, partial), "no-overlap" (separate, disjoint,
+ * outside-slice), "internal" (input view with internal overlap), or "invalid"
+ * (the case does not plan). ss_overlap_class is the same from a plan's fields. */
 const char *ss_report_overlap_class(const ss_case *c);
+const char *ss_overlap_class(int internal_overlap, ss_overlap o);
 
 /* Sets c->meta from f (and the tool version). 0, or -1 out of memory. */
 int ss_report_set_meta(ss_case *c, const ss_finding *f);

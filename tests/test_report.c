@@ -15,6 +15,7 @@
 #include "ss_files.h"
 #include "ss_gen.h"
 #include "ss_report.h"
+#include "ss_target.h"
 
 static char dir[256];
 
@@ -78,18 +79,25 @@ static void test_name_and_key(void **state) {
     char key[256], name[256];
     ss_report_key(&c, &f, key, sizeof key);
     ss_report_name(&c, &f, 0, name, sizeof name);
-    /* one bug: kind, target, schedule, overlap class; no rank or dtype */
-    assert_string_equal(key, "mismatch|emu:mut-alias-unchecked|forward|partial");
-    assert_int_equal(strncmp(name, "mismatch-emu_mut-alias-unchecked-forward-partial-", 49), 0);
-    assert_int_equal(strlen(name), 49 + 8 + 5);
+    /* one bug: kind, target, schedule class, overlap class; no rank or dtype */
+    assert_string_equal(key, "mismatch|emu:mut-alias-unchecked|sequential|overlap");
+    assert_int_equal(strncmp(name, "mismatch-emu_mut-alias-unchecked-sequential-overlap-", 52), 0);
+    assert_int_equal(strlen(name), 52 + 8 + 5);
     /* --keep-variants: rank and dtype join the name */
     char name2[256];
     ss_report_name(&c, &f, 1, name2, sizeof name2);
-    assert_int_equal(strncmp(name2, "mismatch-emu_mut-alias-unchecked-forward-1d-f32-partial-", 56), 0);
-    /* another schedule: another name */
+    assert_int_equal(strncmp(name2, "mismatch-emu_mut-alias-unchecked-sequential-1d-f32-overlap-", 59), 0);
+    /* reverse is another sequential order: the same bug, the same file */
     f.schedule = "reverse";
     ss_report_name(&c, &f, 0, name2, sizeof name2);
+    assert_string_equal(name, name2);
+    /* a wave schedule is another class: another file */
+    f.schedule = "lockstep";
+    ss_report_name(&c, &f, 0, name2, sizeof name2);
     assert_string_not_equal(name, name2);
+    /* torch's input forms are each their own class */
+    assert_string_equal(ss_schedule_class("x-input"), "x-input");
+    assert_string_equal(ss_schedule_class(NULL), "");
     f.kind = "guard-band write";
     ss_report_name(&c, &f, 0, name2, sizeof name2);
     assert_int_equal(strncmp(name2, "guard-band-write-emu_mut", 24), 0);
@@ -138,7 +146,7 @@ static void test_round_trip_and_dedup(void **state) {
     assert_int_equal((int)cJSON_GetObjectItem(b, "numel")->valuedouble, 812);
     assert_int_equal((int)cJSON_GetObjectItem(b, "ndim")->valuedouble, 4);
 
-    assert_string_equal(cJSON_GetObjectItem(m, "dedup_key")->valuestring, "mismatch|emu:mut-alias-unchecked|random|partial");
+    assert_string_equal(cJSON_GetObjectItem(m, "dedup_key")->valuestring, "mismatch|emu:mut-alias-unchecked|wave|overlap");
 
     /* the same signature and overlap class again: counted, not rewritten */
     struct stat st1, st2;
@@ -164,6 +172,7 @@ static void test_round_trip_and_dedup(void **state) {
     assert_int_equal(hidden, 0);
     char line[2048];
     ss_report_line(&c2, &f, path2, 1, line, sizeof line);
+    /* the line shows the case's own overlap and schedule, not their classes */
     assert_non_null(strstr(line, "mismatch on emu:mut-alias-unchecked (random): 1-D uint8 partial, 3 elements (was 4-D, 812)"));
     /* the line ends with the next command to run */
     char next[1200];
