@@ -242,6 +242,7 @@ int ss_cmd_explain(int argc, char **argv) {
         }
     }
     if (optind != argc - 1) { usage(stderr); return SS_EXIT_USAGE; }
+    o.keep_finals = values;   /* --values lists the cells of a run's final storages */
     const char *path = argv[optind];
     ss_replay_ctx rc;
     ss_replay_ctx_init(&rc, &o);

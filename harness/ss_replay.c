@@ -6,6 +6,7 @@
 #include <cjson/cJSON.h>
 #include "ss_clock.h"
 #include "ss_cli.h"
+#include "ss_fuzz.h"
 #include "ss_isolate.h"
 #include "ss_replay.h"
 #include "ss_storage.h"
@@ -72,7 +73,9 @@ void ss_replay_ctx_init(ss_replay_ctx *rc, const ss_replay_opts *o) {
     if (rc->opts.n_targets == 0)
         for (size_t i = 0; i < ss_target_count() && rc->opts.n_targets < SS_REPLAY_MAX_TARGETS; i++) {
             const ss_target *t = ss_target_at(i);
-            if (!t->mutant && !t->explicit_only && !t->unavailable(t))
+            /* probed in a child for cuda: a CUDA runtime started here would not
+             * survive the fork of a crash reproducer's isolated run */
+            if (!t->mutant && !t->explicit_only && !ss_fuzz_probe_unavailable(t))
                 rc->opts.targets[rc->opts.n_targets++] = t;
         }
 }
@@ -261,6 +264,10 @@ void ss_replay_loaded(ss_replay_ctx *rc, const char *label, ss_replay_case_resul
         max_runs += rc->opts.targets[i]->scheduled ? (size_t)rc->opts.targets[i]->scheduled : 1;
     r->run = calloc(max_runs, sizeof *r->run);
     if (!r->run) { r->exit_code = SS_EXIT_TARGET; goto done; }
+    /* A crash reproducer of a device engine (cuda) may leave a broken context:
+     * then every run of that engine in this case is isolated too. */
+    const ss_target *named = meta_name ? ss_target_find(meta_name) : NULL;
+    const char *iso_engine = isolate && named && strcmp(named->engine, "emu") ? named->engine : NULL;
     if (mt) {   /* its other default runs follow at once, so one target's runs stay together */
         run_target(rc, label, mt, only, isolate, r, &io);
         for (size_t i = 0; i < rc->opts.n_targets; i++)
@@ -268,7 +275,8 @@ void ss_replay_loaded(ss_replay_ctx *rc, const char *label, ss_replay_case_resul
     }
     for (size_t i = 0; i < rc->opts.n_targets; i++) {
         const ss_target *t = rc->opts.targets[i];
-        if (t != mt) run_target(rc, label, t, -1, isolate && meta_name && !strcmp(t->name, meta_name), r, &io);
+        const int iso = (isolate && !strcmp(t->name, meta_name)) || (iso_engine && !strcmp(t->engine, iso_engine));
+        if (t != mt) run_target(rc, label, t, -1, iso, r, &io);
     }
     size_t n_runs_ok = 0;
     for (size_t i = 0; i < r->runs; i++) n_runs_ok += r->run[i].res.verdict == SS_AGREE;

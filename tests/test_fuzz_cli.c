@@ -176,7 +176,8 @@ static void test_crash_isolated(void **state) {
     assert_non_null(strstr(text, "replaying its meta.target emu:reinplace"));
     assert_non_null(strstr(text, "in a child process (a crash reproducer)"));
     assert_non_null(strstr(text, "FINDING crash on emu:reinplace"));
-    assert_non_null(strstr(text, "signal 11"));
+    /* signal 11, or (under ASan, whose handler turns the signal into exit 1) an exit status */
+    assert_true(strstr(text, "signal 11") || strstr(text, "exited with status"));
     free(text);
     free(r);
 }
