@@ -27,11 +27,13 @@ typedef struct mirror {
     int force;                  /* 1: the written slice itself (replaces the entry) */
 } mirror;
 
+/* An empty view's other sizes may each reach 2^53, so the running product
+ * saturates at INT64_MAX instead of overflowing (no real stride is that big). */
 static void contiguous_strides(const int64_t *S, int n, int64_t *T) {
     int64_t t = 1;
     for (int d = n - 1; d >= 0; d--) {
         T[d] = t;
-        t *= S[d];
+        if (__builtin_mul_overflow(t, S[d], &t)) t = INT64_MAX;
     }
 }
 
