@@ -52,7 +52,7 @@ for m in $mutants; do
         killed=$((killed + 1))
         secs=$(echo "$first" | sed -n 's/^finding (\([0-9.]*\) s, case \([0-9]*\)).*/\1/p')
         idx=$(echo "$first" | sed -n 's/^finding (\([0-9.]*\) s, case \([0-9]*\)).*/\2/p')
-        repro=$(echo "$first" | sed -n 's/.* -> \(.*\.json\)$/\1/p')
+        repro=$(echo "$first" | sed -n 's/.* -> \([^;]*\.json\).*/\1/p')
         sigs=$(grep -c '^finding (' "$tmp/log")
         read -r rank numel bytes dtype kind < <(case_shape "$repro")
         # 1-minimal: minimizing the reproducer again changes nothing.

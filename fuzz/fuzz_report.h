@@ -74,9 +74,9 @@ static void fuzz_report_finding(const ss_case *found, const ss_plan *plan, const
     const char *dir = getenv("SSFUZZ_OUT");
     if (!dir || !*dir) dir = "reports";
     ss_error err;
-    char path[4096], summary[1024];
+    char path[4096], summary[2048];
     int rc = ss_ensure_writable_dir(dir, &err);
-    if (rc == 0) rc = ss_report_write(dir, &c, &f, path, sizeof path, &err);
+    if (rc == 0) rc = ss_report_write(dir, &c, &f, 0, path, sizeof path, &err);
     if (rc < 0) {
         fprintf(stderr, "fuzz_case: cannot write the reproducer to %s: %s: %s\n", dir, err.field, err.msg);
     } else {

@@ -17,14 +17,16 @@
 static void usage(FILE *f) {
     fprintf(f,
         "usage: ssfuzz explain CASE [options]\n"
-        "  --target T        run target T (repeatable; default: every available non-mutant)\n"
-        "  --schedule S      emulator schedule, or all (default all)\n"
+        "  -t, --target T    run target T (repeatable; default: the case's meta.target under its\n"
+        "                    meta.schedule, then every available non-mutant)\n"
+        "  --schedule S      schedule, or all (default: meta.schedule for meta.target, else all)\n"
         "  --seed N          seed of the random schedule (default 1)\n"
         "  --rows N          draw at most N rows per storage (default 24)\n"
         "  --values          list each wrong cell: expected and actual value (at most --rows per storage)\n"
         "  --color WHEN      auto (a terminal without NO_COLOR), always, never\n"
         "  --max-bytes N     byte budget of the case's storages (default %zu)\n"
-        "exit: 0 every run agrees, 1 a target disagrees, 2 invalid case or usage, 3 a target unavailable\n",
+        "exit: 0 every run agrees, 1 a finding (mismatch, crash, timeout, ...), 2 invalid case or usage,\n"
+        "      3 a target cannot run here\n",
         (size_t)SS_DEFAULT_MAX_BYTES);
 }
 
@@ -206,6 +208,7 @@ static void report_targets(ss_replay_ctx *rc, const ss_replay_case_result *r, in
 int ss_cmd_explain(int argc, char **argv) {
     ss_replay_opts o;
     ss_replay_opts_init(&o);
+    o.use_meta = 1;
     int color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
     uint64_t rows = 24;
     int values = 0;
@@ -246,6 +249,7 @@ int ss_cmd_explain(int argc, char **argv) {
         }
     }
     if (optind != argc - 1) { usage(stderr); return SS_EXIT_USAGE; }
+    o.keep_finals = values;   /* --values lists the cells of a run's final storages */
     const char *path = argv[optind];
     ss_replay_ctx rc;
     ss_replay_ctx_init(&rc, &o);
@@ -273,6 +277,7 @@ int ss_cmd_explain(int argc, char **argv) {
          draw(&rc.plan, SS_STORAGE_SRC, NULL, 0, &rc.check, r.ref_status, o.seed, color, (int64_t)rows)))
         fprintf(stderr, "ssfuzz explain: out of memory drawing the map\n");
     printf("targets (reference %s):\n", r.ref_status == SS_RUN_REJECTED ? "rejects the case" : "ran");
+    if (r.note[0]) printf("  %s\n", r.note);
     report_targets(&rc, &r, color, (int64_t)rows, values);
     const int code = r.exit_code;
     ss_replay_case_result_free(&r);

@@ -13,8 +13,8 @@
 #include "ss_plugin.h"
 #include "ss_replay.h"
 
-static volatile sig_atomic_t stop_flag;
-static void on_signal(int sig) { (void)sig; stop_flag = 1; }
+static volatile sig_atomic_t stop_flag, stop_signal;
+static void on_signal(int sig) { stop_signal = sig; stop_flag = 1; }
 
 static void usage(FILE *f) {
     fprintf(f,
@@ -41,8 +41,11 @@ static void usage(FILE *f) {
         "      --case-timeout S per-run time limit before a `timeout` finding (default 10)\n"
         "      --minimize-time S  budget per minimization (default 20)\n"
         "      --no-swarm       keep every generator feature on in every epoch\n"
+        "      --keep-variants  write one reproducer per shape (rank, dtype) of a bug; by default\n"
+        "                       one per bug (kind, target, schedule, overlap class), the rest are hits\n"
         "  -q, --quiet          no progress line\n\n"
-        "exit: 0 nothing found, 1 findings, 2 usage or unwritable --out, 3 target unavailable\n");
+        "exit: 0 nothing found, 1 findings, 2 usage or unwritable --out, 3 target unavailable,\n"
+        "      130 stopped by Ctrl-C (SIGINT; 143 SIGTERM) after writing the summary\n");
 }
 
 static int parse_seconds(const char *opt, const char *s, double *out) {
@@ -89,11 +92,11 @@ static void sample_aliasing(const ss_fuzz_config *cfg, ss_summary *s) {
 }
 
 static void print_summary(const ss_fuzz_config *cfg, const ss_summary *s, FILE *f) {
-    fprintf(f, "fuzz: %llu cases in %.1f s (%.0f cases/s), %ld finding%s in %zu signature%s; "
-               "stopped by %s\n",
+    fprintf(f, "fuzz: %llu cases in %.1f s (%.0f cases/s), %ld unique finding%s (%ld hit%s) in %zu "
+               "signature%s; stopped by %s\n",
             (unsigned long long)s->cases, s->seconds, s->seconds > 0 ? (double)s->cases / s->seconds : 0.0,
-            ss_summary_hits(s), ss_summary_hits(s) == 1 ? "" : "s", s->n, s->n == 1 ? "" : "s",
-            s->stopped_by);
+            ss_summary_unique(s), ss_summary_unique(s) == 1 ? "" : "s", ss_summary_hits(s),
+            ss_summary_hits(s) == 1 ? "" : "s", s->n, s->n == 1 ? "" : "s", s->stopped_by);
     for (size_t i = 0; i < s->n; i++) {
         const ss_summary_sig *g = &s->sigs[i];
         fprintf(f, "  %-24s %-30s %-9s %6ld hit%s, %ld new reproducer%s%s%s\n", g->kind, g->target,
@@ -131,7 +134,7 @@ int ss_cmd_fuzz(int argc, char **argv) {
     int have_seed = 0, quiet = 0, have_large = 0;
     uint64_t v;
     ss_error err;
-    enum { O_SEED = 256, O_TIME, O_CASES, O_SCHED, O_TIMEOUT, O_MINTIME, O_REFUSAL };
+    enum { O_SEED = 256, O_TIME, O_CASES, O_SCHED, O_TIMEOUT, O_MINTIME, O_REFUSAL, O_VARIANTS };
     static const struct option opts[] = {
         {"target", required_argument, 0, 't'}, {"seed", required_argument, 0, O_SEED},
         {"time", required_argument, 0, O_TIME}, {"cases", required_argument, 0, O_CASES},
@@ -140,6 +143,7 @@ int ss_cmd_fuzz(int argc, char **argv) {
         {"case-timeout", required_argument, 0, O_TIMEOUT},
         {"minimize-time", required_argument, 0, O_MINTIME},
         {"refusal-is-finding", no_argument, 0, O_REFUSAL},
+        {"keep-variants", no_argument, 0, O_VARIANTS},
         {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     optind = 1;
     opterr = 0;
@@ -181,6 +185,7 @@ int ss_cmd_fuzz(int argc, char **argv) {
             }
             break;
         case O_REFUSAL: cfg.refusal_is_finding = 1; break;
+        case O_VARIANTS: cfg.keep_variants = 1; break;
         case SS_GEN_O_NUMEL: case SS_GEN_O_BYTES: case SS_GEN_O_NDIM: case SS_GEN_O_NOSWARM: case SS_GEN_O_LARGE:
             if (ss_gen_opts_apply("fuzz", c, optarg, &cfg.gen, &cfg.max_bytes) < 0) return SS_EXIT_USAGE;
             if (c == SS_GEN_O_LARGE) have_large = 1;
@@ -242,9 +247,13 @@ int ss_cmd_fuzz(int argc, char **argv) {
     for (size_t i = 0, n = 0; i < cfg.n_targets; i++)
         n += (size_t)snprintf(sum.targets + n, n < sizeof sum.targets ? sizeof sum.targets - n : 0,
                               "%s%s", i ? "," : "", cfg.targets[i]->name);
+    char limit[96] = "";
+    if (cfg.seconds) snprintf(limit, sizeof limit, "time limit %g s", cfg.seconds);
+    if (cfg.cases)
+        snprintf(limit + strlen(limit), sizeof limit - strlen(limit), "%scase limit %llu",
+                 cfg.seconds ? ", " : "", (unsigned long long)cfg.cases);
     fprintf(stderr, "fuzz: seed %llu, %zu target%s (%s), %s, out %s\n", (unsigned long long)cfg.seed,
-            cfg.n_targets, cfg.n_targets == 1 ? "" : "s", sum.targets,
-            cfg.cases ? "case limit" : "time limit", out);
+            cfg.n_targets, cfg.n_targets == 1 ? "" : "s", sum.targets, limit, out);
 
     struct sigaction sa, old_int, old_term;
     memset(&sa, 0, sizeof sa);
@@ -252,7 +261,7 @@ int ss_cmd_fuzz(int argc, char **argv) {
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
-    stop_flag = 0;
+    stop_flag = stop_signal = 0;
     const int rc = ss_fuzz_run(&cfg, &sum);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
@@ -264,6 +273,7 @@ int ss_cmd_fuzz(int argc, char **argv) {
     const long hits = ss_summary_hits(&sum);
     ss_summary_free(&sum);
     if (rc) return SS_EXIT_TARGET;
+    if (stop_signal) return 128 + stop_signal;   /* the shell's convention: Ctrl-C is 130 */
     return hits ? SS_EXIT_FINDING : SS_EXIT_OK;
 bad:
     fprintf(stderr, "ssfuzz fuzz: %s: %s\n", err.field, err.msg);

@@ -13,13 +13,13 @@
 
 static void usage(FILE *f) {
     fprintf(f,
-        "usage: ssfuzz minimize CASE --target T [--schedule S] [-o OUT]\n\n"
+        "usage: ssfuzz minimize CASE [--target T] [--schedule S] [-o OUT]\n\n"
         "Replays CASE on T, takes its failure signature (kind, target, and for emu:* the\n"
         "failing schedule), and shrinks the case while that signature still holds: fewer\n"
         "dims, smaller sizes/offsets/strides, simpler bounds, aliasing and dtype, no\n"
         "explicit values. The result is 1-minimal; it is written atomically to OUT, or\n"
         "printed on stdout, with meta describing the signature.\n\n"
-        "  -t, --target T     the target that fails (required)\n"
+        "  -t, --target T     the target that fails (default: the case's meta.target)\n"
         "      --schedule S   emulator schedule (default: the case's meta.schedule, else the\n"
         "                     first of forward, reverse, lockstep, warp, random that fails)\n"
         "      --seed N       seed of the random schedule (default: meta.schedule_seed, else 1)\n"
@@ -95,8 +95,8 @@ int ss_cmd_minimize(int argc, char **argv) {
         default: fprintf(stderr, "ssfuzz minimize: unknown option '%s' (ssfuzz minimize --help)\n", argv[optind - 1]); return SS_EXIT_USAGE;
         }
     }
-    if (optind != argc - 1 || !target) {
-        fprintf(stderr, "ssfuzz minimize: need one CASE and --target T (ssfuzz minimize --help)\n");
+    if (optind != argc - 1) {
+        fprintf(stderr, "ssfuzz minimize: need one CASE (ssfuzz minimize --help)\n");
         return SS_EXIT_USAGE;
     }
     const char *path = argv[optind];
@@ -104,21 +104,35 @@ int ss_cmd_minimize(int argc, char **argv) {
     ss_min_target p;
     memset(&p, 0, sizeof p);
     p.ctx = &ctx;
-    if (!(p.target = ss_target_find(target))) {
-        fprintf(stderr, "ssfuzz minimize: --target: unknown target '%s' (ssfuzz targets lists them)\n", target);
-        return SS_EXIT_USAGE;
-    }
-    const char *why = p.target->unavailable(p.target);
-    if (why) {
-        fprintf(stderr, "ssfuzz minimize: target %s is unavailable: %s\n", target, why);
-        return SS_EXIT_TARGET;
-    }
     ss_case cs;
     ss_case_init(&cs);
     if (ss_case_load(path, &cs, &err)) {
         fprintf(stderr, "%s: invalid: %s: %s\n", path, err.field, err.msg);
         return SS_EXIT_USAGE;
     }
+    const int from_meta = !target;
+    if (from_meta && !(target = meta_string(&cs, "target"))) {
+        fprintf(stderr, "ssfuzz minimize: %s has no meta.target: name the failing one with --target T\n", path);
+        ss_case_free(&cs);
+        return SS_EXIT_USAGE;
+    }
+    if (!(p.target = ss_target_find(target))) {
+        fprintf(stderr, "ssfuzz minimize: %s: unknown target '%s' (ssfuzz targets lists them)\n",
+                from_meta ? "meta.target" : "--target", target);
+        ss_case_free(&cs);
+        return SS_EXIT_USAGE;
+    }
+    target = p.target->name;   /* meta's string goes when meta is rewritten */
+    const char *why = p.target->unavailable(p.target);
+    if (why) {
+        fprintf(stderr, "ssfuzz minimize: target %s is unavailable: %s\n", target, why);
+        ss_case_free(&cs);
+        return SS_EXIT_TARGET;
+    }
+    if (from_meta)
+        fprintf(stderr, "minimize: on its meta.target %s%s%s (--target overrides)\n", target,
+                !sched_name && p.target->scheduled && meta_string(&cs, "schedule") ? " under " : "",
+                !sched_name && p.target->scheduled && meta_string(&cs, "schedule") ? meta_string(&cs, "schedule") : "");
     ss_plan plan;
     if (ss_plan_build_limited(&cs.op, max_bytes, &plan, &err)) {
         fprintf(stderr, "%s: invalid: %s: %s\n", path, err.field, err.msg);

@@ -9,14 +9,17 @@
 #include "ss_files.h"
 #include "ss_regress_out.h"
 #include "ss_replay.h"
+#include "ss_result_json.h"
 
 static void usage(FILE *f) {
     fprintf(f,
         "usage: ssfuzz regress CASE|DIR... [options]\n"
-        "  --target T        check only target T (repeatable; default: every available non-mutant,\n"
+        "  -t, --target T    check only target T (repeatable; default: every available non-mutant,\n"
         "                    plus the mutants each case's expect block names)\n"
         "  --junit FILE      write JUnit XML (one testcase per case and target)\n"
         "  --sarif FILE      write SARIF 2.1.0 (one result per failed expectation)\n"
+        "                    (both paths are checked writable before any case runs)\n"
+        "  --json            print the results as one JSON document on stdout (every check)\n"
         "  --seed N          seed of the random schedule (default 1)\n"
         "  --max-bytes N     byte budget of one case's storages (default %zu)\n"
         "  -q, --quiet       print only failures and the summary\n"
@@ -29,7 +32,7 @@ static void usage(FILE *f) {
 typedef struct regress {
     const ss_target *requested[SS_REPLAY_MAX_TARGETS];
     size_t n_requested;
-    int quiet, exit_code, oom;
+    int quiet, json, exit_code, oom;
     size_t n_cases, n_invalid;
     ss_check_list checks;
 } regress;
@@ -39,7 +42,7 @@ static void record(regress *g, const char *path, const char *target, const char 
                    const ss_diff *diff, int ndim) {
     if (ss_check_list_add(&g->checks, path, target, schedule, st, secs, sig, msg, diff, ndim)) g->oom = 1;
     if (st == SS_CHECK_FAILED) {
-        fprintf(stderr, "FAIL %s %s: %s\n", path, target, msg);
+        if (!g->json) printf("FAIL %s %s: %s\n", path, target, msg);   /* a result: stdout */
         g->exit_code = ss_exit_worse(g->exit_code, SS_EXIT_FINDING);
     } else if (st == SS_CHECK_ERROR) {
         fprintf(stderr, "%s: invalid: %s\n", path, msg);
@@ -139,10 +142,10 @@ static void check_case(regress *g, ss_replay_ctx *rc, const char *path) {
         failed += g->checks.r[i].status == SS_CHECK_FAILED;
         skipped += g->checks.r[i].status == SS_CHECK_SKIPPED;
     }
-    if (!g->quiet && !failed)
+    if (!g->quiet && !g->json && !failed)
         printf("ok %s: %zu expectation%s hold%s%s", path, held, held == 1 ? "" : "s", held == 1 ? "s" : "",
                skipped ? "" : "\n");
-    if (!g->quiet && !failed && skipped) printf(" (%zu skipped)\n", skipped);
+    if (!g->quiet && !g->json && !failed && skipped) printf(" (%zu skipped)\n", skipped);
     ss_replay_case_result_free(&r);
 }
 
@@ -152,12 +155,14 @@ static int parse_args(regress *g, ss_replay_opts *o, const char **junit, const c
         {"target", required_argument, 0, 't'}, {"junit", required_argument, 0, 'j'},
         {"sarif", required_argument, 0, 'S'},  {"seed", required_argument, 0, 's'},
         {"max-bytes", required_argument, 0, 'm'}, {"quiet", no_argument, 0, 'q'},
+        {"json", no_argument, 0, 'J'},
         {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     optind = 1;
     int ch;
     while ((ch = getopt_long(argc, argv, "t:qh", longopts, NULL)) != -1) {
         ss_error err;
         uint64_t v;
+        if (ch == 'J') { g->json = 1; continue; }
         switch (ch) {
         case 't': {
             ss_replay_opts tmp;
@@ -190,6 +195,14 @@ static int parse_args(regress *g, ss_replay_opts *o, const char **junit, const c
         }
     }
     if (optind >= argc) { usage(stderr); return -1; }
+    const char *outs[] = {*junit, *sarif}, *names[] = {"--junit", "--sarif"};
+    for (int i = 0; i < 2; i++) {
+        ss_error err;
+        if (outs[i] && ss_check_writable_path(outs[i], &err)) {
+            fprintf(stderr, "ssfuzz regress: %s %s: cannot write there: %s\n", names[i], outs[i], err.msg);
+            return -1;
+        }
+    }
     return 0;
 }
 
@@ -233,9 +246,18 @@ int ss_cmd_regress(int argc, char **argv) {
     }
     size_t c[4] = {0};
     for (size_t i = 0; i < g.checks.n; i++) c[g.checks.r[i].status]++;
-    printf("regress: %zu case%s, %zu check%s: %zu held, %zu failed, %zu skipped, %zu invalid case%s (%.2f s)\n",
-           g.n_cases, g.n_cases == 1 ? "" : "s", c[0] + c[1], c[0] + c[1] == 1 ? "" : "s", c[0], c[1], c[2],
-           g.n_invalid, g.n_invalid == 1 ? "" : "s", secs);
+    if (g.json) {
+        cJSON *doc = ss_regress_json(&g.checks, g.n_cases, g.n_invalid, secs);
+        char *text = doc ? cJSON_Print(doc) : NULL;
+        if (text) puts(text);
+        else fprintf(stderr, "ssfuzz regress: out of memory printing --json\n");
+        free(text);
+        cJSON_Delete(doc);
+    } else {
+        printf("regress: %zu case%s, %zu check%s: %zu held, %zu failed, %zu skipped, %zu invalid case%s (%.2f s)\n",
+               g.n_cases, g.n_cases == 1 ? "" : "s", c[0] + c[1], c[0] + c[1] == 1 ? "" : "s", c[0], c[1],
+               c[2], g.n_invalid, g.n_invalid == 1 ? "" : "s", secs);
+    }
     ss_check_list_free(&g.checks);
     ss_pathlist_free(&files);
     return g.exit_code;

@@ -10,17 +10,24 @@
 #include "ss_files.h"
 #include "ss_plan_build.h"
 #include "ss_replay.h"
+#include "ss_result_json.h"
 
 static void usage(FILE *f) {
     fprintf(f,
         "usage: ssfuzz replay CASE|DIR... [options]\n"
-        "  --target T        run target T (repeatable; default: every available non-mutant)\n"
+        "  -t, --target T    run target T (repeatable; default: the case's meta.target under its\n"
+        "                    meta.schedule, then every available non-mutant)\n"
         "  --schedule S      emulator schedule: forward, reverse, lockstep, warp, random, all (default all)\n"
         "  --seed N          seed of the random schedule (default 1)\n"
         "  --dump DIR        write each run's final storages as JSON into DIR\n"
         "  --max-bytes N     byte budget of one case's storages (default %zu)\n"
+        "  --case-timeout S  time limit of a crash/timeout reproducer's target, which runs in a\n"
+        "                    child process (default 10)\n"
         "  -q, --quiet       print only failures and the summary\n"
-        "exit: 0 all agree, 1 a mismatch, 2 invalid case or usage, 3 a requested target unavailable or failed\n",
+        "  --json            print the results as one JSON document on stdout (every run of\n"
+        "                    every case: target, schedule, verdict, detail)\n"
+        "exit: 0 all agree, 1 a finding (mismatch, crash, timeout, ...), 2 invalid case or usage,\n"
+        "      3 a requested target cannot run here\n",
         (size_t)SS_DEFAULT_MAX_BYTES);
 }
 
@@ -80,12 +87,14 @@ static int dump_run(const char *dir, const char *stem, const char *target, const
 int ss_cmd_replay(int argc, char **argv) {
     ss_replay_opts o;
     ss_replay_opts_init(&o);
+    o.use_meta = 1;
     const char *dump_dir = NULL;
-    int quiet = 0;
+    int quiet = 0, json = 0;
     static const struct option longopts[] = {
         {"target", required_argument, 0, 't'}, {"schedule", required_argument, 0, 's'},
         {"seed", required_argument, 0, 'S'},   {"dump", required_argument, 0, 'd'},
         {"max-bytes", required_argument, 0, 'm'}, {"quiet", no_argument, 0, 'q'},
+        {"case-timeout", required_argument, 0, 'T'}, {"json", no_argument, 0, 'J'},
         {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     optind = 1;
     int ch;
@@ -108,7 +117,17 @@ int ss_cmd_replay(int argc, char **argv) {
             break;
         }
         case 'd': dump_dir = optarg; break;
+        case 'T': {
+            char *end;
+            o.case_timeout = strtod(optarg, &end);
+            if (*end || !(o.case_timeout > 0) || o.case_timeout > 86400) {
+                ss_fail(&err, "--case-timeout", "must be seconds in (0, 86400] (got '%s')", optarg);
+                goto bad;
+            }
+            break;
+        }
         case 'q': quiet = 1; break;
+        case 'J': json = 1; break;
         case 'h': usage(stdout); return SS_EXIT_OK;
         default: usage(stderr); return SS_EXIT_USAGE;
         bad:
@@ -137,10 +156,22 @@ int ss_cmd_replay(int argc, char **argv) {
     ss_replay_ctx rc;
     ss_replay_ctx_init(&rc, &o);
     int exit_code = SS_EXIT_OK;
+    cJSON *doc = json ? cJSON_CreateObject() : NULL, *cases = NULL;
+    if (json && (!doc || !cJSON_AddStringToObject(doc, "format", "ssfuzz-replay") ||
+                 !cJSON_AddNumberToObject(doc, "version", 1) || !(cases = cJSON_AddArrayToObject(doc, "cases")))) {
+        fprintf(stderr, "ssfuzz replay: out of memory\n");
+        json = 0;
+    }
     for (size_t i = 0; i < files.count; i++) {
         ss_replay_case_result r;
         ss_replay_file(&rc, files.paths[i], &r);
-        if (!quiet || r.exit_code != SS_EXIT_OK) fputs(r.report, r.exit_code ? stderr : stdout);
+        if (r.diag) fputs(r.diag, stderr);
+        if (json) {
+            cJSON *one = ss_replay_case_json(&rc, files.paths[i], &r);
+            if (!one || !cJSON_AddItemToArray(cases, one)) fprintf(stderr, "ssfuzz replay: out of memory\n");
+        } else if (r.report && (!quiet || r.exit_code != SS_EXIT_OK)) {
+            fputs(r.report, stdout);
+        }
         if (dump_dir && r.ran) {
             char stem[1024];
             dump_stem(&files, i, stem, sizeof stem);
@@ -153,9 +184,25 @@ int ss_cmd_replay(int argc, char **argv) {
         exit_code = ss_exit_worse(exit_code, r.exit_code);
         ss_replay_case_result_free(&r);
     }
-    printf("replayed %zu case%s: %zu agree, %zu mismatch, %zu invalid, %zu target error\n",
-           files.count, files.count == 1 ? "" : "s", rc.n_agree, rc.n_mismatch, rc.n_invalid,
-           rc.n_target_error);
+    if (json) {
+        cJSON *sum = cJSON_AddObjectToObject(doc, "summary");
+        char *text = NULL;
+        if (sum && cJSON_AddNumberToObject(sum, "cases", (double)files.count) &&
+            cJSON_AddNumberToObject(sum, "agree", (double)rc.n_agree) &&
+            cJSON_AddNumberToObject(sum, "findings", (double)rc.n_mismatch) &&
+            cJSON_AddNumberToObject(sum, "invalid", (double)rc.n_invalid) &&
+            cJSON_AddNumberToObject(sum, "unavailable", (double)rc.n_target_error) &&
+            cJSON_AddNumberToObject(sum, "exit", exit_code))
+            text = cJSON_Print(doc);
+        if (text) puts(text);
+        else fprintf(stderr, "ssfuzz replay: out of memory printing --json\n");
+        free(text);
+    } else {
+        printf("replayed %zu case%s: %zu agree, %zu with findings, %zu invalid, %zu unavailable\n",
+               files.count, files.count == 1 ? "" : "s", rc.n_agree, rc.n_mismatch, rc.n_invalid,
+               rc.n_target_error);
+    }
+    cJSON_Delete(doc);
     ss_replay_ctx_free(&rc);
     ss_pathlist_free(&files);
     return exit_code;

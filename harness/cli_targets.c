@@ -11,11 +11,12 @@ int ss_cmd_targets(int argc, char **argv) {
             printf("usage: ssfuzz targets\n\n"
                    "Lists every target (ENGINE:KERNEL), whether it is a correct kernel, a deliberately\n"
                    "wrong mutant, or an external implementation (torch), and `available` or the reason\n"
-                   "it cannot run here. emu:* targets honour --schedule (forward, reverse, lockstep,\n"
-                   "warp, random); torch:compile-* targets take the input forms as schedules\n"
-                   "(x-input, storage-input, two-inputs). torch:* targets run only when named.\n"
-                   "Plugin targets (PLUGIN:KERNEL, kind `plugin`) come from --plugin PATH.so or\n"
-                   "$SSFUZZ_PLUGINS and also run only when named.\n");
+                   "it cannot run here. A reason shared by several targets (no CUDA driver, no\n"
+                   "torch.compile) is printed once, as a note the targets refer to. emu:* targets run\n"
+                   "under schedules (forward, reverse, lockstep, warp, random); torch:compile-* targets\n"
+                   "take the input forms as schedules (x-input, storage-input, two-inputs). torch:*\n"
+                   "targets run only when named. Plugin targets (PLUGIN:KERNEL, kind `plugin`) come\n"
+                   "from --plugin PATH.so or $SSFUZZ_PLUGINS and also run only when named.\n");
             return SS_EXIT_OK;
         }
         fprintf(stderr, "ssfuzz targets: unexpected argument '%s' (ssfuzz targets --help)\n", argv[i]);
@@ -23,12 +24,28 @@ int ss_cmd_targets(int argc, char **argv) {
     }
     const char *why_torch = NULL, *version = ss_torch_version(&why_torch);
     if (version) printf("# torch %s\n", version);
-    for (size_t i = 0; i < ss_target_count(); i++) {
+    const size_t n = ss_target_count();
+    const char *why[512];
+    int note[512];   /* 1 + the note number of a reason two or more targets share; 0 none */
+    size_t n_notes = 0;
+    for (size_t i = 0; i < n && i < 512; i++) {
+        why[i] = ss_target_at(i)->unavailable(ss_target_at(i));
+        note[i] = 0;
+        for (size_t k = 0; k < i && why[i] && !note[i]; k++)
+            if (why[k] && !strcmp(why[k], why[i])) {
+                if (!note[k]) {
+                    note[k] = (int)++n_notes;
+                    printf("# note %d: %s\n", note[k], why[k]);
+                }
+                note[i] = note[k];
+            }
+    }
+    for (size_t i = 0; i < n && i < 512; i++) {
         const ss_target *t = ss_target_at(i);
-        const char *why = t->unavailable(t);
         const char *kind = t->mutant ? "mutant" : !strcmp(t->engine, "torch") || !strcmp(t->engine, "plugin")
                            ? t->engine : "kernel";
-        printf("%-36s %-7s %s\n", t->name, kind, why ? why : "available");
+        if (note[i]) printf("%-36s %-7s unavailable (note %d)\n", t->name, kind, note[i]);
+        else printf("%-36s %-7s %s\n", t->name, kind, why[i] ? why[i] : "available");
     }
     return SS_EXIT_OK;
 }

@@ -24,7 +24,7 @@ static void usage(FILE *f) {
         "  --found DIR        tonight's report directory (reproducers, summary.json)\n"
         "  --ledger FILE      the findings ledger (default known/ledger.json)\n"
         "  --update           write tonight's facts into the ledger; copies new reproducers beside it\n"
-        "  --target T         a target tonight's campaign ran (repeatable; default: DIR/summary.json's)\n"
+        "  -t, --target T     a target tonight's campaign ran (repeatable; default: DIR/summary.json's)\n"
         "  --recheck-on T     recheck entries whose target was not run tonight on T (repeatable)\n"
         "  --recheck-time S   time limit of one recheck (default 60)\n"
         "  --date D --commit C --torch V   recorded in the ledger, history and verdict\n"
@@ -71,7 +71,7 @@ static int parse(args *a, int argc, char **argv) {
            O_VERDICT, O_JUNIT, O_SARIF, O_SBASE, O_HISTORY, O_HTML, O_EXPLAIN, O_FOUND };
     static const struct option opts[] = {
         {"found", required_argument, 0, O_FOUND}, {"ledger", required_argument, 0, O_LEDGER},
-        {"update", no_argument, 0, O_UPDATE}, {"target", required_argument, 0, O_TARGET},
+        {"update", no_argument, 0, O_UPDATE}, {"target", required_argument, 0, 't'},
         {"recheck-on", required_argument, 0, O_RECHECK}, {"recheck-time", required_argument, 0, O_RTIME},
         {"date", required_argument, 0, O_DATE}, {"commit", required_argument, 0, O_COMMIT},
         {"torch", required_argument, 0, O_TORCH}, {"regress-exit", required_argument, 0, O_REXIT},
@@ -83,13 +83,13 @@ static int parse(args *a, int argc, char **argv) {
     optind = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, ":qh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":t:qh", opts, NULL)) != -1) {
         char *end;
         switch (c) {
         case O_FOUND: a->o.found_dir = optarg; break;
         case O_LEDGER: a->ledger = optarg; break;
         case O_UPDATE: a->o.update = 1; break;
-        case O_TARGET: if (add_target(a->o.tonight, &a->o.n_tonight, optarg, "--target")) return -1; break;
+        case 't': if (add_target(a->o.tonight, &a->o.n_tonight, optarg, "--target")) return -1; break;
         case O_RECHECK: if (add_target(a->o.recheck_on, &a->o.n_recheck_on, optarg, "--recheck-on")) return -1; break;
         case O_RTIME:
             a->o.recheck_seconds = strtod(optarg, &end);

@@ -6,14 +6,6 @@
 #include "ss_plugin.h"
 #include "ss_torch.h"
 
-/* Weak so that a subcommand still under construction leaves the CLI linkable;
- * a missing one is reported as unknown, never silently skipped. */
-#pragma weak ss_cmd_fuzz
-#pragma weak ss_cmd_minimize
-#pragma weak ss_cmd_regress
-#pragma weak ss_cmd_explain
-#pragma weak ss_cmd_export
-
 typedef struct {
     const char *name;
     int (*fn)(int, char **);
@@ -30,14 +22,17 @@ static const command commands[] = {
     {"gen", ss_cmd_gen, "write case I of seed S as the fuzz campaign generates it"},
     {"targets", ss_cmd_targets, "list targets and whether each can run here"},
     {"triage", ss_cmd_triage, "classify findings against the ledger: new, known, fixed (nightly)"},
+    {"version", ss_cmd_version, "print the version of ssfuzz and of its case format"},
+    {"help", NULL, "help CMD: the options of CMD (as CMD --help)"},
 };
 
 static void usage(FILE *f) {
-    fprintf(f, "usage: ssfuzz COMMAND [ARGS...]   (ssfuzz COMMAND --help for its options)\n\n");
+    fprintf(f, "usage: ssfuzz COMMAND [ARGS...]   (ssfuzz help COMMAND for its options)\n\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (commands[i].fn) fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].help);
-    fprintf(f, "\nexit codes: 0 agree/nothing found, 1 mismatch/finding, 2 invalid case or usage,\n"
-               "            3 requested target unavailable or failed\n"
+        fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].help);
+    fprintf(f, "\nexit codes: 0 agree/nothing found, 1 a finding (mismatch, crash, timeout, ...),\n"
+               "            2 invalid case or usage, 3 a requested target cannot run here,\n"
+               "            130 fuzz stopped by Ctrl-C (after writing its summary)\n"
                "global option: --python PATH  the python3 (with torch) for torch:* targets\n"
                "               (else $SSFUZZ_PYTHON, else the first python3 on PATH that imports torch)\n"
                "               --plugin PATH.so  load your kernels as targets PLUGIN:KERNEL (repeatable;\n"
@@ -96,14 +91,24 @@ int main(int argc, char **argv) {
     if (take_global_options(&argc, argv)) return SS_EXIT_USAGE;
     atexit(ss_plugin_shutdown);
     if (argc < 2) { usage(stderr); return SS_EXIT_USAGE; }
-    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || (!strcmp(argv[1], "help") && argc == 2)) {
         usage(stdout);
         return SS_EXIT_OK;
     }
-    if (!strcmp(argv[1], "--version")) { printf("ssfuzz %s\n", SS_VERSION); return SS_EXIT_OK; }
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (commands[i].fn && !strcmp(argv[1], commands[i].name))
-            return commands[i].fn(argc - 1, argv + 1);
-    fprintf(stderr, "ssfuzz: unknown command '%s' (ssfuzz --help lists them)\n", argv[1]);
+    if (!strcmp(argv[1], "--version")) return ss_cmd_version(1, argv + 1);
+    const int help = !strcmp(argv[1], "help");   /* help CMD: CMD --help */
+    if (help && argc != 3) {
+        fprintf(stderr, "ssfuzz help: takes one command name (ssfuzz help lists them)\n");
+        return SS_EXIT_USAGE;
+    }
+    const char *name = argv[1 + help];
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        if (!commands[i].fn || strcmp(name, commands[i].name)) continue;
+        if (!help) return commands[i].fn(argc - 1, argv + 1);
+        char *hargv[] = {argv[2], "--help", NULL};
+        return commands[i].fn(2, hargv);
+    }
+    if (help && !strcmp(name, "help")) { usage(stdout); return SS_EXIT_OK; }
+    fprintf(stderr, "ssfuzz: unknown command '%s' (ssfuzz help lists them)\n", name);
     return SS_EXIT_USAGE;
 }

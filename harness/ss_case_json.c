@@ -237,7 +237,7 @@ static int read_case(const cJSON *root, const char *text, const ss_json_scan *sc
                      ss_error *err) {
     static const char *const root_keys[] = {
         "format", "version", "dtype", "storage", "src_storage", "input", "src", "dim",
-        "start", "end", "step", "fill", "values", "meta", "expect", NULL};
+        "start", "end", "step", "fill", "values", "meta", "expect", "$schema", NULL};
     static const char *const view_keys[] = {"offset", "sizes", "strides", NULL};
     static const char *const src_keys[] = {"storage", "offset", "sizes", "strides", NULL};
     static const char *const fill_keys[] = {"seed", NULL};
@@ -254,10 +254,19 @@ static int read_case(const cJSON *root, const char *text, const ss_json_scan *sc
         return ss_fail(err, "version", "unsupported version %" PRId64 " (this reader knows %d)",
                        v, FORMAT_VERSION);
 
+    /* "$schema" names the JSON Schema for editors; the reader needs nothing from it */
+    SS_TRY(get(root, "", "$schema", 0, &it, err));
+    if (it && !cJSON_IsString(it)) return ss_fail(err, "$schema", "must be a string (the schema's URI or path)");
+
     SS_TRY(get(root, "", "dtype", 1, &it, err));
     if (!cJSON_IsString(it)) return ss_fail(err, "dtype", "must be a string");
-    if (ss_dtype_from_name(it->valuestring, &c->dtype))
-        return ss_fail(err, "dtype", "unknown dtype \"%.40s\"", it->valuestring);
+    if (ss_dtype_from_name(it->valuestring, &c->dtype)) {
+        char names[256] = "";
+        for (int d = 0; d < SS_DTYPE_COUNT; d++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", d ? ", " : "",
+                     ss_dtype_name((ss_dtype)d));
+        return ss_fail(err, "dtype", "unknown dtype \"%.40s\" (one of: %s)", it->valuestring, names);
+    }
     ss_op *op = &c->op;
     op->elem_size = ss_dtype_size(c->dtype);
 
@@ -323,13 +332,19 @@ int ss_case_from_json(const char *text, size_t len, ss_case *out, ss_error *err)
         return ss_fail(err, "(file)", "larger than %zu bytes (SS_MAX_CASE_FILE_BYTES)",
                        (size_t)SS_MAX_CASE_FILE_BYTES);
     const size_t bad = utf8_bad_at((const unsigned char *)text, len);
-    if (bad != len) return ss_fail(err, "(file)", "invalid UTF-8 at byte %zu", bad);
+    char where[80];
+    if (bad != len) {
+        ss_json_where(text, len, bad, where, sizeof where);
+        return ss_fail(err, "(file)", "invalid UTF-8 at %s", where);
+    }
 
     /* cJSON skips every byte <= 0x20 as whitespace, NUL included; JSON allows
      * only these four, and no raw control character inside strings either. */
     for (size_t i = 0; i < len; i++)
-        if ((unsigned char)text[i] < 0x20 && text[i] != '\t' && text[i] != '\n' && text[i] != '\r')
-            return ss_fail(err, "(json)", "syntax error at byte %zu (control character)", i);
+        if ((unsigned char)text[i] < 0x20 && text[i] != '\t' && text[i] != '\n' && text[i] != '\r') {
+            ss_json_where(text, len, i, where, sizeof where);
+            return ss_fail(err, "(json)", "syntax error at %s (control character)", where);
+        }
 
     /* The scanner enforces JSON's grammar and the rules cJSON lacks, and finds
      * the values arrays; cJSON then parses a NUL-terminated copy without

@@ -181,3 +181,18 @@ int ss_ensure_writable_dir(const char *dir, ss_error *err) {
     unlink(probe);
     return 0;
 }
+
+int ss_check_writable_path(const char *path, ss_error *err) {
+    char dir[4096];
+    struct stat st;
+    if (!*path) return ss_fail(err, path, "empty path");
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return ss_fail(err, path, "is a directory");
+    const char *slash = strrchr(path, '/');
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else if (slash == path) snprintf(dir, sizeof dir, "/");
+    else snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    if (stat(dir, &st) != 0) return ss_fail(err, path, "directory %s does not exist", dir);
+    if (!S_ISDIR(st.st_mode)) return ss_fail(err, path, "%s is not a directory", dir);
+    if (access(dir, W_OK | X_OK) != 0) return ss_fail(err, path, "directory %s is not writable", dir);
+    return 0;
+}

@@ -27,6 +27,10 @@ int ss_write_atomic(const char *path, const void *data, size_t len, ss_error *er
 #include <sys/types.h>
 mode_t ss_file_mode(void);
 
+/* Before a long run: 0 when a file can be written at path (its directory exists
+ * and is writable, and path is not a directory), else -1 with err saying why. */
+int ss_check_writable_path(const char *path, ss_error *err);
+
 /* Create dir (and parents) if missing and prove it writable with a probe file. */
 int ss_ensure_writable_dir(const char *dir, ss_error *err);
 

@@ -36,9 +36,11 @@ typedef struct fz_msg {        /* < PIPE_BUF, so each write is atomic */
     int type, is_new, target, sched;
     uint64_t index;
     char kind[32];
+    char bug[160];             /* the bug's dedup key when this hit is its first here; else "" */
     char file[1024];
     char line[1536];
 } fz_msg;
+_Static_assert(sizeof(fz_msg) <= 4096, "fz_msg must fit in PIPE_BUF for atomic writes");
 
 static int64_t now_ns(void) {
     struct timespec ts;
@@ -97,7 +99,8 @@ static void engine_clock(void *user, double budget_s) {
     STORE(w->slot->started_ns, now_ns());
 }
 
-/* 1 when the (kind, target, schedule, rank, overlap) class was seen before. */
+/* 1 when the bug class (kind, target, schedule, overlap; with --keep-variants also
+ * rank and dtype) was seen before: only counted, not minimized again. */
 static int seen_before(fz_worker_state *w, uint64_t key) {
     key |= 1;
     for (size_t i = 0, h = key % 1024; i < 1024; i++, h = (h + 1) % 1024) {
@@ -107,7 +110,7 @@ static int seen_before(fz_worker_state *w, uint64_t key) {
     return 1;   /* table full: count the rest as repeats */
 }
 
-static void send_finding(fz_worker_state *w, int ti, int sched, const char *kind,
+static void send_finding(fz_worker_state *w, int ti, int sched, const char *kind, const char *bug,
                          const char *file, int is_new, const char *line) {
     fz_msg m;
     memset(&m, 0, sizeof m);
@@ -117,6 +120,7 @@ static void send_finding(fz_worker_state *w, int ti, int sched, const char *kind
     m.sched = sched;
     m.is_new = is_new;
     snprintf(m.kind, sizeof m.kind, "%s", kind);
+    snprintf(m.bug, sizeof m.bug, "%s", bug ? bug : "");
     snprintf(m.file, sizeof m.file, "%s", file ? file : "");
     snprintf(m.line, sizeof m.line, "%s", line ? line : "");
     if (io_full(w->res_fd, &m, sizeof m, 1)) _exit(3);
@@ -127,11 +131,15 @@ static void on_finding(fz_worker_state *w, const ss_case *c0, const ss_plan *pla
     const ss_fuzz_config *cfg = w->cfg;
     const ss_target *t = cfg->targets[ti];
     const char *kind = ss_verdict_name(res->verdict);
-    const uint64_t key = ss_gen_mix(((uint64_t)res->verdict << 48) ^ ((uint64_t)ti << 32) ^
-                                    ((uint64_t)ro->schedule << 24) ^ ((uint64_t)plan->op.input.ndim << 8) ^
-                                    (uint64_t)(plan->internal_overlap ? 7 : plan->overlap));
+    char cls[160];
+    snprintf(cls, sizeof cls, "%d|%d|%s|%s", (int)res->verdict, ti, ss_schedule_class(sched_of(t, (int)ro->schedule)),
+             ss_overlap_class(plan->internal_overlap, plan->overlap));
+    if (cfg->keep_variants)
+        snprintf(cls + strlen(cls), sizeof cls - strlen(cls), "|%d|%d", plan->op.input.ndim, (int)c0->dtype);
+    uint64_t key = 14695981039346656037ull;   /* FNV-1a 64 */
+    for (const char *p = cls; *p; p++) key = (key ^ (uint8_t)*p) * 1099511628211ull;
     if (seen_before(w, key)) {
-        send_finding(w, ti, (int)ro->schedule, kind, NULL, 0, NULL);
+        send_finding(w, ti, (int)ro->schedule, kind, NULL, NULL, 0, NULL);
         return;
     }
     STORE(w->slot->verdict, (int)res->verdict);
@@ -139,7 +147,7 @@ static void on_finding(fz_worker_state *w, const ss_case *c0, const ss_plan *pla
     ss_case m;
     ss_min_target p = {&w->mctx, t, *ro, res->verdict, *res, restart_clock, w};
     ss_min_stats st = {0};
-    char path[1024] = "", line[1536], detail[512] = "";
+    char path[1024] = "", line[1536], detail[512] = "", bug[160];
     ss_error err;
     if (ss_case_copy(&m, c0) == 0) {
         const ss_min_opts mo = {0, cfg->minimize_seconds, cfg->max_bytes};
@@ -148,14 +156,15 @@ static void on_finding(fz_worker_state *w, const ss_case *c0, const ss_plan *pla
         snprintf(found_by, sizeof found_by, "%s", cfg->found_by ? cfg->found_by : "ssfuzz fuzz");
         ss_finding f = {kind, t->name, sched_of(t, (int)ro->schedule), ro->seed, 1, cfg->seed, index,
                         st.numel_before, st.ndim_before, !st.budget_hit, found_by, detail};
-        const int rc = ss_report_write(cfg->out, &m, &f, path, sizeof path, &err);
+        const int rc = ss_report_write(cfg->out, &m, &f, cfg->keep_variants, path, sizeof path, &err);
         if (rc < 0) snprintf(line, sizeof line, "%s on %s: cannot write the reproducer: %s: %s",
                              kind, t->name, err.field, err.msg);
         else ss_report_line(&m, &f, path, rc == 1, line, sizeof line);
-        send_finding(w, ti, (int)ro->schedule, kind, rc < 0 ? NULL : path, rc == 1, line);
+        ss_report_key(&m, &f, bug, sizeof bug);
+        send_finding(w, ti, (int)ro->schedule, kind, bug, rc < 0 ? NULL : path, rc == 1, line);
         ss_case_free(&m);
     } else {
-        send_finding(w, ti, (int)ro->schedule, kind, NULL, 0, "out of memory copying a finding");
+        send_finding(w, ti, (int)ro->schedule, kind, NULL, NULL, 0, "out of memory copying a finding");
     }
     STORE(w->slot->phase, 1);
 }
@@ -332,11 +341,13 @@ static void record_dead(fz_parent *P, fz_proc *w, const char *why, int sticky) {
     ss_finding f = {kind, t->name, sched_of(t, sched), 1, 1, P->cfg->seed, index,
                     ss_min_numel(&c), c.op.input.ndim, 0, found_by, detail};
     ss_error err;
-    const int rc = ss_report_write(P->cfg->out, &c, &f, path, sizeof path, &err);
+    char bug[160];
+    const int rc = ss_report_write(P->cfg->out, &c, &f, P->cfg->keep_variants, path, sizeof path, &err);
     if (rc < 0) snprintf(line, sizeof line, "%s on %s: cannot write the reproducer: %s", kind, t->name, err.msg);
     else ss_report_line(&c, &f, path, rc == 1, line, sizeof line);
+    ss_report_key(&c, &f, bug, sizeof bug);
     ss_case_free(&c);
-    ss_summary_add(P->sum, kind, t->name, sched_of(t, sched), rc < 0 ? NULL : path, rc == 1);
+    ss_summary_add(P->sum, kind, t->name, sched_of(t, sched), bug, rc < 0 ? NULL : path, rc == 1);
     log_line(P, index, line);
 }
 
@@ -395,15 +406,21 @@ static uint64_t cases_done(const fz_parent *P, uint64_t *skipped, uint64_t *refu
 
 static void progress(fz_parent *P, double elapsed) {
     const uint64_t d = cases_done(P, NULL, NULL);
-    fprintf(stderr, "\r\033[Kfuzz: %llu cases, %.0f/s, %ld findings, %.0f s", (unsigned long long)d,
-            elapsed > 0 ? (double)d / elapsed : 0.0, ss_summary_hits(P->sum), elapsed);
+    char cases[48], secs[48];
+    if (P->cfg->cases) snprintf(cases, sizeof cases, "%llu/%llu", (unsigned long long)d,
+                                (unsigned long long)P->cfg->cases);
+    else snprintf(cases, sizeof cases, "%llu", (unsigned long long)d);
+    if (P->cfg->seconds) snprintf(secs, sizeof secs, "%.0f/%g s", elapsed, P->cfg->seconds);
+    else snprintf(secs, sizeof secs, "%.0f s", elapsed);
+    fprintf(stderr, "\r\033[Kfuzz: %s cases, %.0f/s, %ld unique findings (%ld hits), %s", cases,
+            elapsed > 0 ? (double)d / elapsed : 0.0, ss_summary_unique(P->sum), ss_summary_hits(P->sum), secs);
     fflush(stderr);
 }
 
 static void on_message(fz_parent *P, fz_proc *w, const fz_msg *m) {
     if (m->type == MSG_FINDING) {
         const ss_target *t = P->cfg->targets[m->target];
-        ss_summary_add(P->sum, m->kind, t->name, sched_of(t, m->sched), m->file, m->is_new);
+        ss_summary_add(P->sum, m->kind, t->name, sched_of(t, m->sched), m->bug, m->file, m->is_new);
         if (m->line[0] && (m->is_new || !m->file[0])) log_line(P, m->index, m->line);
         return;
     }

@@ -41,6 +41,7 @@ typedef struct ss_fuzz_config {
     volatile sig_atomic_t *stop;   /* set asynchronously (signal handler) to stop */
     FILE *log;                 /* one line per finding; NULL = stdout */
     const char *found_by;      /* meta.found_by of reproducers */
+    int keep_variants;         /* 1: one reproducer per shape (rank, dtype) of a bug, not per bug */
 } ss_fuzz_config;
 
 /* The schedules [*first, *last] of t a campaign runs; -1 when t lacks the

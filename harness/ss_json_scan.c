@@ -41,14 +41,26 @@ static void path_of(const scanner *c, char *buf, size_t cap) {
     if (!buf[0]) snprintf(buf, cap, "(json)");
 }
 
+void ss_json_where(const char *text, size_t len, size_t at, char *out, size_t n) {
+    size_t line = 1, col = 1;
+    for (size_t i = 0; i < at && i < len; i++) {
+        if (text[i] == '\n') { line++; col = 1; }
+        else col++;
+    }
+    snprintf(out, n, "line %zu:%zu (byte %zu)", line, col, at);
+}
+
 static int fail_at(const scanner *c, const char *rule) {
-    char field[sizeof c->err->field];
+    char field[sizeof c->err->field], where[80];
     path_of(c, field, sizeof field);
-    return ss_fail(c->err, field, "%s (byte %zu)", rule, c->i);
+    ss_json_where(c->s, c->n, c->i, where, sizeof where);
+    return ss_fail(c->err, field, "%s at %s", rule, where);
 }
 
 static int syntax(const scanner *c) {
-    return ss_fail(c->err, "(json)", "syntax error at byte %zu", c->i);
+    char where[80];
+    ss_json_where(c->s, c->n, c->i, where, sizeof where);
+    return ss_fail(c->err, "(json)", "syntax error at %s", where);
 }
 
 static void skip_ws(scanner *c) {
@@ -195,8 +207,11 @@ static int scan_key(scanner *c) {
 }
 
 static int push(scanner *c, char kind) {
-    if (c->depth >= CJSON_NESTING_LIMIT)
-        return ss_fail(c->err, "(json)", "nesting deeper than %d at byte %zu", CJSON_NESTING_LIMIT, c->i);
+    if (c->depth >= CJSON_NESTING_LIMIT) {
+        char where[80];
+        ss_json_where(c->s, c->n, c->i, where, sizeof where);
+        return ss_fail(c->err, "(json)", "nesting deeper than %d at %s", CJSON_NESTING_LIMIT, where);
+    }
     frame *f = &c->fr[c->depth];
     ss_json_span *sp = kind == '[' ? span_here(c) : NULL;
     *f = (frame){kind, NULL, 0, 0, sp};

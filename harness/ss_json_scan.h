@@ -6,7 +6,7 @@
  * magnitude (a double would round them; inside the values arrays the
  * element decoder judges by dtype), number tokens longer than cJSON's
  * 63 characters, and nesting deeper than CJSON_NESTING_LIMIT. Errors name the
- * field (the key path, e.g. "input.sizes[1]") and the rule, with the byte.
+ * field (the key path, e.g. "input.sizes[1]") and the rule, with line:column and byte.
  *
  * It also records the spans of the top-level values.input and values.src
  * arrays, so that cJSON never sees their elements (80 bytes each as cJSON
@@ -33,6 +33,10 @@ typedef struct ss_json_scan {
  * keeps the rules above; -1 with err otherwise ("(memory)" when the nesting
  * stack cannot be allocated). */
 int ss_json_scan_text(const char *text, size_t len, ss_json_scan *out, ss_error *err);
+
+/* "line L:C (byte N)" for byte offset `at` of text: lines and columns count
+ * from 1, columns in bytes (what an editor's status bar shows for ASCII). */
+void ss_json_where(const char *text, size_t len, size_t at, char *out, size_t n);
 
 /* A NUL-terminated copy of text with the recorded spans replaced by "[]"
  * (malloc'ed; the caller frees it). NULL when out of memory. */

@@ -71,9 +71,14 @@ static int check_view(const ss_view *v, int64_t storage_numel, const char *name,
         }
     }
     int64_t end;
-    if (!add_ok(v->offset, span, &end) || end >= storage_numel)
-        return ss_fail(err, name, "view reaches element %s but the storage has %lld elements",
-                       end >= 0 ? "past its end" : "beyond 2^63", (long long)storage_numel);
+    if (!add_ok(v->offset, span, &end))
+        return ss_fail(err, name, "view reaches an element beyond 2^63 (offset %lld + extent %lld)",
+                       (long long)v->offset, (long long)span);
+    if (end >= storage_numel)   /* end < 2^63 - 1 here, so end + 1 fits */
+        return ss_fail(err, name, "view reaches element %lld (offset %lld + extent %lld, the sum of "
+                       "(size - 1) * stride) but its storage has %lld elements: numel must be >= %lld",
+                       (long long)end, (long long)v->offset, (long long)span, (long long)storage_numel,
+                       (long long)end + 1);
     *last = end;
     return 0;
 }

@@ -3,9 +3,12 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <cjson/cJSON.h>
 #include "ss_clock.h"
 #include "ss_cli.h"
 #include "ss_plugin.h"
+#include "ss_fuzz.h"
+#include "ss_isolate.h"
 #include "ss_replay.h"
 #include "ss_storage.h"
 
@@ -23,15 +26,17 @@ int ss_replay_add_target(ss_replay_opts *o, const char *name, ss_error *err) {
     for (size_t i = 0; i < o->n_targets; i++)
         if (o->targets[i] == t) return 0;
     o->targets[o->n_targets++] = t;
+    o->targets_named = 1;
     return 0;
 }
 
 int ss_replay_set_schedule(ss_replay_opts *o, const char *name, ss_error *err) {
-    if (!strcmp(name, "all")) { o->all_schedules = 1; return 0; }
+    if (!strcmp(name, "all")) { o->all_schedules = 1; o->schedule_named = 1; return 0; }
     if (!ss_schedule_known(name) || strlen(name) >= sizeof o->schedule)
         return ss_fail(err, "--schedule", "unknown schedule '%s' (%s)", name, ss_schedule_list());
     snprintf(o->schedule, sizeof o->schedule, "%s", name);
     o->all_schedules = 0;
+    o->schedule_named = 1;
     return 0;
 }
 
@@ -56,6 +61,10 @@ static int rank(int code) {
 
 int ss_exit_worse(int a, int b) { return rank(b) > rank(a) ? b : a; }
 
+int ss_verdict_is_finding(ss_verdict v) {
+    return v != SS_AGREE && v != SS_REFUSED && v != SS_TARGET_UNAVAILABLE;
+}
+
 void ss_replay_ctx_init(ss_replay_ctx *rc, const ss_replay_opts *o) {
     memset(rc, 0, sizeof *rc);
     rc->opts = *o;
@@ -66,7 +75,9 @@ void ss_replay_ctx_init(ss_replay_ctx *rc, const ss_replay_opts *o) {
     if (rc->opts.n_targets == 0)
         for (size_t i = 0; i < ss_target_count() && rc->opts.n_targets < SS_REPLAY_MAX_TARGETS; i++) {
             const ss_target *t = ss_target_at(i);
-            if (!t->mutant && !t->explicit_only && !t->unavailable(t))
+            /* probed in a child for cuda: a CUDA runtime started here would not
+             * survive the fork of a crash reproducer's isolated run */
+            if (!t->mutant && !t->explicit_only && !ss_fuzz_probe_unavailable(t))
                 rc->opts.targets[rc->opts.n_targets++] = t;
         }
 }
@@ -83,10 +94,12 @@ void ss_replay_case_result_free(ss_replay_case_result *r) {
     }
     free(r->run);
     free(r->report);
+    free(r->diag);
     memset(r, 0, sizeof *r);
 }
 
 static void invalid(ss_replay_ctx *rc, const char *label, ss_replay_case_result *r, FILE *out) {
+    /* out is the diagnostics stream */
     fprintf(out, "%s: invalid: %s: %s\n", label, r->err.field, r->err.msg);
     r->exit_code = SS_EXIT_USAGE;
     rc->n_invalid++;
@@ -101,129 +114,190 @@ static int keep_final(ss_replay_run *run, const ss_check_ctx *ck) {
     return 0;
 }
 
-/* Runs target t under one schedule; reports anything but agreement. */
+/* The two report streams of one case: results (stdout) and diagnostics (stderr). */
+typedef struct streams { FILE *out, *diag; } streams;
+
+/* Runs target t under one schedule (in a child process when `isolate`); reports
+ * anything but agreement. */
 static void run_one(ss_replay_ctx *rc, const char *label, const ss_target *t, const ss_run_opts *ro,
-                    ss_replay_case_result *r, FILE *out) {
+                    int isolate, ss_replay_case_result *r, const streams *io) {
+    for (size_t i = 0; i < r->runs; i++)   /* the meta target's run is not repeated */
+        if (!strcmp(r->run[i].target, t->name) &&
+            (!t->scheduled || r->run[i].schedule == ss_target_schedule(t, ro->schedule)))
+            return;
     ss_replay_run *run = &r->run[r->runs++];
     memset(run, 0, sizeof *run);
     run->target = t->name;
     run->schedule = ss_target_schedule(t, ro->schedule);
+    run->isolated = isolate;
     const double t0 = ss_now_s();
-    ss_check_target(&rc->check, &rc->plan, r->ref_status, t, ro, &run->res);
+    if (isolate)
+        ss_isolated_check(&rc->check, &rc->plan, r->ref_status, t, ro,
+                          rc->opts.case_timeout > 0 ? rc->opts.case_timeout : 10.0, &run->res);
+    else
+        ss_check_target(&rc->check, &rc->plan, r->ref_status, t, ro, &run->res);
     run->seconds = ss_now_s() - t0;
     run->status = run->res.verdict == SS_TARGET_UNAVAILABLE ? SS_RUN_UNAVAILABLE
-                : run->res.verdict == SS_TARGET_FAILED ? SS_RUN_FAILED
+                : run->res.verdict == SS_TARGET_FAILED || run->res.verdict == SS_TARGET_TIMEOUT ? SS_RUN_FAILED
                 : run->res.verdict == SS_REFUSED ? SS_RUN_REFUSED
                 : run->res.verdict == SS_RAISED ? SS_RUN_RAISED
                 : (run->res.verdict == SS_AGREE && r->ref_status == SS_RUN_REJECTED) ||
                           run->res.verdict == SS_REJECTED_BY_TARGET ? SS_RUN_REJECTED : SS_RUN_OK;
     if (rc->opts.keep_finals && keep_final(run, &rc->check))
-        fprintf(out, "%s: out of memory keeping %s's final storages\n", label, t->name);
+        fprintf(io->diag, "%s: out of memory keeping %s's final storages\n", label, t->name);
     char where[96] = "";
     if (run->schedule) snprintf(where, sizeof where, " under %s", run->schedule);
     char detail[512];
+    FILE *out = io->out;
+    if (ss_verdict_is_finding(run->res.verdict))
+        r->exit_code = ss_exit_worse(r->exit_code, SS_EXIT_FINDING);
     switch (run->res.verdict) {
     case SS_AGREE: return;
     case SS_MISMATCH: case SS_GUARD_WRITE:
         ss_diff_format(&rc->plan, &run->res.diff, detail, sizeof detail);
         fprintf(out, "%s: MISMATCH %s%s (%s): %s\n", label, t->name, where,
                 ss_verdict_name(run->res.verdict), detail);
-        r->exit_code = ss_exit_worse(r->exit_code, SS_EXIT_FINDING);
         return;
     case SS_REJECTED_BY_TARGET:
         fprintf(out, "%s: MISMATCH %s%s rejected a case the reference accepts: %s\n", label, t->name,
                 where, run->res.why);
-        r->exit_code = ss_exit_worse(r->exit_code, SS_EXIT_FINDING);
         return;
     case SS_ACCEPTED_INVALID:
         fprintf(out, "%s: MISMATCH %s%s wrote a case every target must reject (input view has "
                      "internal overlap)\n", label, t->name, where);
-        r->exit_code = ss_exit_worse(r->exit_code, SS_EXIT_FINDING);
         return;
     case SS_RAISED:
         fprintf(out, "%s: MISMATCH %s%s raised where eager runs the same code (raised): %s\n", label,
                 t->name, where, run->res.why);
-        r->exit_code = ss_exit_worse(r->exit_code, SS_EXIT_FINDING);
+        return;
+    case SS_TARGET_FAILED: case SS_TARGET_TIMEOUT:
+        fprintf(out, "%s: FINDING %s on %s%s: %s\n", label, ss_verdict_name(run->res.verdict), t->name,
+                where, run->res.why);
         return;
     case SS_REFUSED:
         fprintf(out, "%s: refused by %s%s (its own overlap/safety error, not a finding): %s\n", label,
                 t->name, where, run->res.why);
         return;
-    case SS_TARGET_UNAVAILABLE: case SS_TARGET_FAILED: case SS_TARGET_TIMEOUT:
-        fprintf(out, "%s: target %s%s %s: %s\n", label, t->name, where,
-                run->res.verdict == SS_TARGET_UNAVAILABLE ? "unavailable" : "failed", run->res.why);
+    case SS_TARGET_UNAVAILABLE:
+        fprintf(io->diag, "%s: target %s%s unavailable: %s\n", label, t->name, where, run->res.why);
         r->exit_code = ss_exit_worse(r->exit_code, SS_EXIT_TARGET);
         return;
     }
 }
 
+static const char *meta_str(const ss_case *c, const char *key) {
+    const cJSON *v = c->meta ? cJSON_GetObjectItemCaseSensitive(c->meta, key) : NULL;
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* Runs t under the requested schedule, every schedule, or `only` (>= 0). */
+static void run_target(ss_replay_ctx *rc, const char *label, const ss_target *t, int only, int isolate,
+                       ss_replay_case_result *r, const streams *io) {
+    const int one = only >= 0 ? only
+                  : rc->opts.all_schedules ? -1 : ss_target_schedule_index(t, rc->opts.schedule);
+    ss_run_opts ro = {one < 0 ? 0 : one, rc->opts.seed, 0};
+    if (t->scheduled && one < 0) {
+        for (int s = 0; s < t->scheduled; s++) {
+            ro.schedule = s;
+            run_one(rc, label, t, &ro, isolate, r, io);
+        }
+    } else {
+        run_one(rc, label, t, &ro, isolate, r, io);
+    }
+}
+
+/* The case's own target (meta.target), run before the defaults when no
+ * --target was given; its schedule is meta.schedule unless --schedule named
+ * one. A crash or timeout reproducer's target runs in a child process. Says
+ * so in one line. */
+static const ss_target *meta_target(ss_replay_ctx *rc, const char *label, int *only, int *isolate,
+                                    ss_replay_case_result *r, FILE *out) {
+    const char *name = meta_str(&rc->c, "target"), *sched = meta_str(&rc->c, "schedule");
+    const char *sig = meta_str(&rc->c, "signature");
+    *only = -1;
+    *isolate = sig && (!strcmp(sig, "crash") || !strcmp(sig, "timeout")) && name;
+    if (!rc->opts.use_meta || rc->opts.targets_named || !name) return NULL;
+    const ss_target *t = ss_target_find(name);
+    if (!t) {
+        fprintf(out, "%s: meta.target %s is not a target of this build; replaying the defaults\n",
+                label, name);
+        return NULL;
+    }
+    if (t->scheduled && sched && !rc->opts.schedule_named) *only = ss_target_schedule_index(t, sched);
+    const char *shown = *only >= 0 ? ss_target_schedule(t, *only) : NULL;
+    char iso[96] = "";
+    if (*isolate) snprintf(iso, sizeof iso, " in a child process (a %s reproducer)", sig);
+    snprintf(r->note, sizeof r->note, "replaying its meta.target %s%s%s%s, then %zu default target%s "
+             "(--target overrides)", t->name, shown ? " under " : "", shown ? shown : "", iso,
+             rc->opts.n_targets, rc->opts.n_targets == 1 ? "" : "s");
+    fprintf(out, "%s: %s\n", label, r->note);
+    return t;
+}
+
 void ss_replay_loaded(ss_replay_ctx *rc, const char *label, ss_replay_case_result *r) {
     memset(r, 0, sizeof *r);
-    size_t len = 0;
-    FILE *out = open_memstream(&r->report, &len);
-    if (!out) { r->exit_code = SS_EXIT_TARGET; return; }
-    /* A plugin's reproducer, replayed on the default targets, runs on its plugin target too. */
-    const ss_target *targets[SS_REPLAY_MAX_TARGETS + 1];
-    size_t n_targets = rc->opts.n_targets;
-    memcpy(targets, rc->opts.targets, n_targets * sizeof *targets);
-    char why[256] = "";
-    if (rc->default_targets) {
-        if (ss_plugin_check_meta(rc->c.meta, why, sizeof why)) {
-            fprintf(out, "%s: %s\n", label, why);
-            snprintf(r->err.field, sizeof r->err.field, "meta.plugin");
-            snprintf(r->err.msg, sizeof r->err.msg, "%s", why);
-            r->exit_code = SS_EXIT_TARGET;
-            rc->n_target_error++;
-            fclose(out);
-            return;
-        }
-        const ss_target *own = ss_plugin_meta_target(rc->c.meta);
-        int listed = 0;
-        for (size_t i = 0; i < n_targets; i++) listed |= targets[i] == own;
-        if (own && !listed) targets[n_targets++] = own;
-    }
-    if (ss_plan_build_limited(&rc->c.op, rc->opts.max_bytes, &rc->plan, &r->err)) {
-        invalid(rc, label, r, out);
-        fclose(out);
+    size_t len = 0, dlen = 0;
+    streams io = {open_memstream(&r->report, &len), open_memstream(&r->diag, &dlen)};
+    if (!io.out || !io.diag) {
+        if (io.out) fclose(io.out);
+        if (io.diag) fclose(io.diag);
+        r->exit_code = SS_EXIT_TARGET;
         return;
     }
+    char why[256] = "";
+    /* A plugin's reproducer names its plugin: without it loaded, say so (exit 3). */
+    if (rc->default_targets && ss_plugin_check_meta(rc->c.meta, why, sizeof why)) {
+        fprintf(io.diag, "%s: %s\n", label, why);
+        snprintf(r->err.field, sizeof r->err.field, "meta.plugin");
+        snprintf(r->err.msg, sizeof r->err.msg, "%s", why);
+        r->exit_code = SS_EXIT_TARGET;
+        rc->n_target_error++;
+        goto done;
+    }
+    if (ss_plan_build_limited(&rc->c.op, rc->opts.max_bytes, &rc->plan, &r->err)) {
+        invalid(rc, label, r, io.diag);
+        goto done;
+    }
     if (ss_check_prepare(&rc->check, &rc->c, &rc->plan, &r->ref_status, why, sizeof why)) {
-        fprintf(out, "%s: invalid: storage: %s\n", label, why);
+        fprintf(io.diag, "%s: invalid: storage: %s\n", label, why);
         snprintf(r->err.field, sizeof r->err.field, "storage");
         snprintf(r->err.msg, sizeof r->err.msg, "%s", why);
         r->exit_code = SS_EXIT_USAGE;
         rc->n_invalid++;
-        fclose(out);
-        return;
+        goto done;
     }
     r->ran = 1;
-    size_t max_runs = 0;
-    for (size_t i = 0; i < n_targets; i++)
-        max_runs += targets[i]->scheduled ? (size_t)targets[i]->scheduled : 1;
-    r->run = calloc(max_runs ? max_runs : 1, sizeof *r->run);
-    if (!r->run) { fclose(out); r->exit_code = SS_EXIT_TARGET; return; }
-    size_t n_runs_ok = 0;
-    for (size_t i = 0; i < n_targets; i++) {
-        const ss_target *t = targets[i];
-        const int one = rc->opts.all_schedules ? -1 : ss_target_schedule_index(t, rc->opts.schedule);
-        ss_run_opts ro = {one < 0 ? 0 : one, rc->opts.seed, 0};
-        if (t->scheduled && one < 0) {
-            for (int s = 0; s < t->scheduled; s++) {
-                ro.schedule = s;
-                run_one(rc, label, t, &ro, r, out);
-            }
-        } else {
-            run_one(rc, label, t, &ro, r, out);
-        }
+    int only, isolate;
+    const ss_target *mt = meta_target(rc, label, &only, &isolate, r, io.out);
+    const char *meta_name = meta_str(&rc->c, "target");
+    size_t max_runs = mt && mt->scheduled ? (size_t)mt->scheduled : 1;
+    for (size_t i = 0; i < rc->opts.n_targets; i++)
+        max_runs += rc->opts.targets[i]->scheduled ? (size_t)rc->opts.targets[i]->scheduled : 1;
+    r->run = calloc(max_runs, sizeof *r->run);
+    if (!r->run) { r->exit_code = SS_EXIT_TARGET; goto done; }
+    /* A crash reproducer of a device engine (cuda) may leave a broken context:
+     * then every run of that engine in this case is isolated too. */
+    const ss_target *named = meta_name ? ss_target_find(meta_name) : NULL;
+    const char *iso_engine = isolate && named && strcmp(named->engine, "emu") ? named->engine : NULL;
+    if (mt) {   /* its other default runs follow at once, so one target's runs stay together */
+        run_target(rc, label, mt, only, isolate, r, &io);
+        for (size_t i = 0; i < rc->opts.n_targets; i++)
+            if (rc->opts.targets[i] == mt) run_target(rc, label, mt, -1, isolate, r, &io);
     }
+    for (size_t i = 0; i < rc->opts.n_targets; i++) {
+        const ss_target *t = rc->opts.targets[i];
+        const int iso = (isolate && !strcmp(t->name, meta_name)) || (iso_engine && !strcmp(t->engine, iso_engine));
+        if (t != mt) run_target(rc, label, t, -1, iso, r, &io);
+    }
+    size_t n_runs_ok = 0;
     for (size_t i = 0; i < r->runs; i++) n_runs_ok += r->run[i].res.verdict == SS_AGREE;
     if (r->exit_code == SS_EXIT_OK) {
         if (r->ref_status == SS_RUN_REJECTED)
-            fprintf(out, "%s: ok: rejected by the reference and %zu target run%s alike (input view "
-                         "has internal overlap: invalid for reinplacing)\n",
+            fprintf(io.out, "%s: ok: rejected by the reference and %zu target run%s alike (input view "
+                            "has internal overlap: invalid for reinplacing)\n",
                     label, n_runs_ok, n_runs_ok == 1 ? "" : "s");
         else
-            fprintf(out, "%s: ok: %zu target run%s agree with the reference (%s, %s)\n", label,
+            fprintf(io.out, "%s: ok: %zu target run%s agree with the reference (%s, %s)\n", label,
                     n_runs_ok, n_runs_ok == 1 ? "" : "s", ss_dtype_name(rc->c.dtype),
                     ss_overlap_name(rc->plan.overlap));
         rc->n_agree++;
@@ -232,7 +306,9 @@ void ss_replay_loaded(ss_replay_ctx *rc, const char *label, ss_replay_case_resul
     } else {
         rc->n_target_error++;
     }
-    fclose(out);
+done:
+    fclose(io.out);
+    fclose(io.diag);
 }
 
 void ss_replay_file(ss_replay_ctx *rc, const char *path, ss_replay_case_result *r) {
@@ -241,10 +317,10 @@ void ss_replay_file(ss_replay_ctx *rc, const char *path, ss_replay_case_result *
     ss_case_init(&rc->c);
     if (ss_case_load(path, &rc->c, &r->err)) {
         size_t len = 0;
-        FILE *out = open_memstream(&r->report, &len);
-        if (out) {
-            invalid(rc, path, r, out);
-            fclose(out);
+        FILE *diag = open_memstream(&r->diag, &len);
+        if (diag) {
+            invalid(rc, path, r, diag);
+            fclose(diag);
         }
         return;
     }

@@ -19,6 +19,10 @@ typedef struct ss_replay_opts {
     uint64_t seed;             /* random schedule's seed */
     size_t max_bytes;          /* 0: SS_DEFAULT_MAX_BYTES */
     int keep_finals;           /* 1: keep each run's final storages (for --dump) */
+    int use_meta;              /* 1: with no target named, a case's meta.target (under its
+                                  meta.schedule unless one was named) runs first, then the defaults */
+    int targets_named, schedule_named;   /* set by ss_replay_add_target / _set_schedule */
+    double case_timeout;       /* limit of a run isolated in a child; 0: 10 s */
 } ss_replay_opts;
 
 void ss_replay_opts_init(ss_replay_opts *o);
@@ -26,6 +30,8 @@ int ss_replay_add_target(ss_replay_opts *o, const char *name, ss_error *err);
 int ss_replay_set_schedule(ss_replay_opts *o, const char *name, ss_error *err);
 /* Strict decimal parse of a CLI number; err names the option. */
 int ss_parse_u64(const char *option, const char *s, uint64_t *out, ss_error *err);
+/* A run's verdict is a finding (mismatch, crash, timeout, ...): exit 1. */
+int ss_verdict_is_finding(ss_verdict v);
 /* Combine exit codes: a finding (1) outranks a target error (3), which
  * outranks an invalid case (2), which outranks success (0). */
 int ss_exit_worse(int a, int b);
@@ -37,13 +43,16 @@ typedef struct ss_replay_run {
     ss_check_result res;
     double seconds;
     ss_storage final_in, final_src;   /* only with keep_finals */
+    int isolated;              /* 1: ran in a child process (a crash/timeout reproducer's target) */
 } ss_replay_run;
 
 typedef struct ss_replay_case_result {
     int exit_code;             /* SS_EXIT_* for this case alone */
     int ran;                   /* 1: the reference ran (plan valid, storages filled) */
     ss_run_status ref_status;
-    char *report;              /* human-readable lines (malloc'ed) */
+    char *report;              /* results, for stdout: ok, MISMATCH, finding lines (malloc'ed) */
+    char note[320];            /* which targets ran and why, when the case chose them (meta) */
+    char *diag;                /* diagnostics, for stderr: invalid case, target unavailable */
     ss_replay_run *run;
     size_t runs;
     ss_error err;              /* why the case is invalid, when exit_code == 2; field

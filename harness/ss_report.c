@@ -13,6 +13,7 @@
 #include "ss_summary_merge.h"
 #include "ss_plugin.h"
 #include "ss_torch.h"
+#include "ss_target.h"
 
 static const char *const dtype_short[SS_DTYPE_COUNT] = {
     [SS_BOOL] = "bool", [SS_UINT8] = "u8", [SS_INT8] = "i8", [SS_INT16] = "i16",
@@ -20,12 +21,23 @@ static const char *const dtype_short[SS_DTYPE_COUNT] = {
     [SS_FLOAT32] = "f32", [SS_FLOAT64] = "f64", [SS_COMPLEX64] = "c64", [SS_COMPLEX128] = "c128",
 };
 
-/* Overlap class of a case for dedup: the plan's, or "internal" for an input
- * view with internal overlap, or "invalid" when it does not even plan. */
-static const char *overlap_class(const ss_case *c) {
+/* The plan's overlap name of a case (for the finding line), or "internal" for
+ * an input view with internal overlap, or "invalid" when it does not even plan. */
+static const char *overlap_name(const ss_case *c) {
     ss_plan p;
     if (ss_plan_build_limited(&c->op, (size_t)-1 / 4, &p, NULL)) return "invalid";
     return p.internal_overlap ? "internal" : ss_overlap_name(p.overlap);
+}
+
+const char *ss_report_overlap_class(const ss_case *c) {
+    ss_plan p;
+    if (ss_plan_build_limited(&c->op, (size_t)-1 / 4, &p, NULL)) return "invalid";
+    return ss_overlap_class(p.internal_overlap, p.overlap);
+}
+
+const char *ss_overlap_class(int internal_overlap, ss_overlap o) {
+    if (internal_overlap) return "internal";
+    return o == SS_OVL_SAME_VIEW || o == SS_OVL_PARTIAL ? "overlap" : "no-overlap";
 }
 
 static uint32_t fnv1a(const char *s) {
@@ -35,9 +47,15 @@ static uint32_t fnv1a(const char *s) {
 }
 
 void ss_report_key(const ss_case *c, const ss_finding *f, char *key, size_t key_len) {
+    snprintf(key, key_len, "%s|%s|%s|%s", f->kind, f->target, ss_schedule_class(f->schedule),
+             ss_report_overlap_class(c));
+}
+
+/* The bug's key plus the shape (rank, dtype): one file per shape with --keep-variants. */
+static void variant_key(const ss_case *c, const ss_finding *f, char *key, size_t key_len) {
     const char *dt = (unsigned)c->dtype < SS_DTYPE_COUNT ? dtype_short[c->dtype] : "x";
-    snprintf(key, key_len, "%s|%s|%s|%dd|%s|%s", f->kind, f->target, f->schedule ? f->schedule : "",
-             c->op.input.ndim, dt, overlap_class(c));
+    snprintf(key, key_len, "%s|%s|%s|%dd|%s|%s", f->kind, f->target, ss_schedule_class(f->schedule),
+             c->op.input.ndim, dt, ss_report_overlap_class(c));
 }
 
 /* Copies s keeping [A-Za-z0-9.-], mapping anything else to '_' (or '-' for a space). */
@@ -52,14 +70,21 @@ static void safe(char *out, size_t n, const char *s) {
     out[i] = 0;
 }
 
-void ss_report_name(const ss_case *c, const ss_finding *f, char *name, size_t name_len) {
-    char key[512], kind[64], target[96];
-    ss_report_key(c, f, key, sizeof key);
+void ss_report_name(const ss_case *c, const ss_finding *f, int variants, char *name, size_t name_len) {
+    char key[512], kind[64], target[96], sched[40] = "";
+    if (variants) variant_key(c, f, key, sizeof key);
+    else ss_report_key(c, f, key, sizeof key);
     safe(kind, sizeof kind, f->kind);
     safe(target, sizeof target, f->target);
+    if (f->schedule) {
+        sched[0] = '-';
+        safe(sched + 1, sizeof sched - 1, ss_schedule_class(f->schedule));
+    }
     const char *dt = (unsigned)c->dtype < SS_DTYPE_COUNT ? dtype_short[c->dtype] : "x";
-    snprintf(name, name_len, "%s-%s-%dd-%s-%s-%08x.json", kind, target, c->op.input.ndim, dt,
-             overlap_class(c), fnv1a(key));
+    char shape[48] = "";
+    if (variants) snprintf(shape, sizeof shape, "-%dd-%s", c->op.input.ndim, dt);
+    snprintf(name, name_len, "%s-%s%s%s-%s-%08x.json", kind, target, sched, shape,
+             ss_report_overlap_class(c), fnv1a(key));
 }
 
 /* A 64-bit seed as a decimal string: a JSON number would round it past 2^53. */
@@ -129,10 +154,10 @@ int ss_report_set_meta(ss_case *c, const ss_finding *f) {
     return 0;
 }
 
-int ss_report_write(const char *dir, ss_case *c, const ss_finding *f, char *path,
+int ss_report_write(const char *dir, ss_case *c, const ss_finding *f, int variants, char *path,
                     size_t path_len, ss_error *err) {
     char name[512], final[4096], pending[4200];
-    ss_report_name(c, f, name, sizeof name);
+    ss_report_name(c, f, variants, name, sizeof name);
     if ((size_t)snprintf(final, sizeof final, "%s/%s", dir, name) >= sizeof final)
         return ss_fail(err, dir, "path too long");
     if (path) snprintf(path, path_len, "%s", final);
@@ -158,23 +183,41 @@ int ss_report_write(const char *dir, ss_case *c, const ss_finding *f, char *path
 
 void ss_report_line(const ss_case *c, const ss_finding *f, const char *path, int is_new,
                     char *out, size_t n) {
-    char sched[40] = "";
+    char sched[40] = "", next[1200] = "";
     if (f->schedule) snprintf(sched, sizeof sched, " (%s)", f->schedule);
     char was[64] = "";
     if (f->minimized)
         snprintf(was, sizeof was, " (was %d-D, %lld)", f->ndim_before, (long long)f->numel_before);
+    if (path)
+        snprintf(next, sizeof next, "; next: ssfuzz explain %s -t %s%s%s", path, f->target,
+                 f->schedule ? " --schedule " : "", f->schedule ? f->schedule : "");
     int64_t numel = c->op.input_storage_numel + (c->op.src_aliased ? 0 : c->op.src_storage_numel);
-    snprintf(n ? out : NULL, n, "%s on %s%s: %d-D %s %s, %lld element%s%s -> %s%s", f->kind,
-             f->target, sched, c->op.input.ndim, ss_dtype_name(c->dtype), overlap_class(c),
+    snprintf(n ? out : NULL, n, "%s on %s%s: %d-D %s %s, %lld element%s%s -> %s%s%s", f->kind,
+             f->target, sched, c->op.input.ndim, ss_dtype_name(c->dtype), overlap_name(c),
              (long long)numel, numel == 1 ? "" : "s", was, path ? path : "(not written)",
-             is_new ? "" : " (duplicate)");
+             is_new ? "" : " (duplicate)", next);
 }
 
 /* ---- summary ----------------------------------------------------------- */
 
+static int add_bug(ss_summary *s, const char *bug) {
+    for (size_t i = 0; i < s->n_bugs; i++)
+        if (!strcmp(s->bugs[i], bug)) return 0;
+    if (s->n_bugs == s->cap_bugs) {
+        const size_t cap = s->cap_bugs ? s->cap_bugs * 2 : 16;
+        char (*nb)[160] = realloc(s->bugs, cap * sizeof *nb);
+        if (!nb) return -1;
+        s->bugs = nb;
+        s->cap_bugs = cap;
+    }
+    snprintf(s->bugs[s->n_bugs++], sizeof s->bugs[0], "%s", bug);
+    return 0;
+}
+
 int ss_summary_add(ss_summary *s, const char *kind, const char *target, const char *schedule,
-                   const char *file, int is_new) {
+                   const char *bug, const char *file, int is_new) {
     if (!schedule) schedule = "";
+    if (bug && *bug && add_bug(s, bug)) return -1;
     ss_summary_sig *g = NULL;
     for (size_t i = 0; i < s->n && !g; i++)
         if (!strcmp(s->sigs[i].kind, kind) && !strcmp(s->sigs[i].target, target) &&
@@ -200,6 +243,8 @@ int ss_summary_add(ss_summary *s, const char *kind, const char *target, const ch
     return 0;
 }
 
+long ss_summary_unique(const ss_summary *s) { return (long)s->n_bugs; }
+
 long ss_summary_hits(const ss_summary *s) {
     long h = 0;
     for (size_t i = 0; i < s->n; i++) h += s->sigs[i].hits;
@@ -208,8 +253,10 @@ long ss_summary_hits(const ss_summary *s) {
 
 void ss_summary_free(ss_summary *s) {
     free(s->sigs);
+    free(s->bugs);
     s->sigs = NULL;
-    s->n = s->cap = 0;
+    s->bugs = NULL;
+    s->n = s->cap = s->n_bugs = s->cap_bugs = 0;
 }
 
 /* {"separate": n, ...}: the aliasing kinds the campaign generated (sampled). */
@@ -237,6 +284,8 @@ int ss_summary_write(const char *dir, const ss_summary *s, ss_error *err) {
                                      s->seconds > 0 ? (double)s->cases / s->seconds : 0) &&
              cJSON_AddNumberToObject(root, "skipped", (double)s->skipped) &&
              cJSON_AddNumberToObject(root, "refused", (double)s->refused) &&
+             cJSON_AddNumberToObject(root, "unique_findings", (double)s->n_bugs) &&
+             cJSON_AddNumberToObject(root, "hits", (double)ss_summary_hits(s)) &&
              cJSON_AddStringToObject(root, "stopped_by", s->stopped_by ? s->stopped_by : "time") &&
              add_aliasing(root, s) &&
              (arr = cJSON_AddArrayToObject(root, "findings"));

@@ -2,10 +2,12 @@
  *
  * A finding's signature is its kind (ss_verdict_name, or "crash"/"timeout"
  * for a target that died or hung in the fork server) plus the target, plus the
- * schedule for scheduled (emu) targets. Reproducers are deduplicated by the
- * signature and the minimized case's shape class (rank, dtype, overlap class):
- * the file name is derived from them, so a second finding of the same class
- * finds the file already there and is only counted.
+ * schedule for scheduled (emu) targets. Reproducers are deduplicated by what a
+ * person calls one bug: the signature and the minimized case's overlap class
+ * (not its dtype or rank). The file name is derived from that key, so another
+ * shape of the same bug finds the file already there and is only counted (a
+ * hit); with `variants` (fuzz --keep-variants) rank and dtype join the key and
+ * each shape gets its own file.
  *
  * Ownership: ss_report_write replaces c->meta (the case owns the new object).
  * An ss_summary owns its entries; free with ss_summary_free. */
@@ -16,6 +18,7 @@
 #include <stdint.h>
 #include "ss_case.h"
 #include "ss_error.h"
+#include "ss_plan.h"
 
 typedef struct ss_finding {
     const char *kind;          /* "mismatch", "guard-band write", "crash", "timeout", ... */
@@ -31,10 +34,19 @@ typedef struct ss_finding {
     const char *detail;        /* one line (first difference, reason); may be NULL */
 } ss_finding;
 
-/* Dedup key "kind|target|schedule|Nd|dtype|overlap" and the file name
- * "kind-target-Nd-dtype-overlap-HASH8.json" (file-name safe characters). */
+/* The bug's dedup key "kind|target|schedule class|overlap class" (meta.dedup_key;
+ * schedule class: ss_schedule_class) and the file name
+ * "kind-target[-schedule class]-overlap class-HASH8.json", or with `variants`
+ * "kind-target[-schedule class]-Nd-dtype-overlap class-HASH8.json" (file-name safe
+ * characters). */
 void ss_report_key(const ss_case *c, const ss_finding *f, char *key, size_t key_len);
-void ss_report_name(const ss_case *c, const ss_finding *f, char *name, size_t name_len);
+void ss_report_name(const ss_case *c, const ss_finding *f, int variants, char *name, size_t name_len);
+/* The overlap class of the dedup key: "overlap" (src shares elements with the
+ * written slice: same-view, partial), "no-overlap" (separate, disjoint,
+ * outside-slice), "internal" (input view with internal overlap), or "invalid"
+ * (the case does not plan). ss_overlap_class is the same from a plan's fields. */
+const char *ss_report_overlap_class(const ss_case *c);
+const char *ss_overlap_class(int internal_overlap, ss_overlap o);
 
 /* Sets c->meta from f (and the tool version). 0, or -1 out of memory. */
 int ss_report_set_meta(ss_case *c, const ss_finding *f);
@@ -42,12 +54,14 @@ int ss_report_set_meta(ss_case *c, const ss_finding *f);
 /* Writes the reproducer into dir atomically (temp file, fsync, then a link
  * that never replaces an existing file). Returns 1 written, 0 when a
  * reproducer of this signature and shape class already exists (nothing
- * written), -1 with err on failure. `path` (may be NULL) gets the file path. */
-int ss_report_write(const char *dir, ss_case *c, const ss_finding *f, char *path,
+ * written), -1 with err on failure. `path` (may be NULL) gets the file path.
+ * `variants`: one file per shape (see above). */
+int ss_report_write(const char *dir, ss_case *c, const ss_finding *f, int variants, char *path,
                     size_t path_len, ss_error *err);
 
 /* One line: "mismatch on emu:mut-x (forward): 1-D uint8 partial, 3 elements
- * (was 4-D, 812) -> reports/x.json". `is_new` 0 adds "(duplicate)". */
+ * (was 4-D, 812) -> reports/x.json; next: ssfuzz explain reports/x.json -t emu:mut-x
+ * --schedule forward". `is_new` 0 adds "(duplicate)" before "; next". */
 void ss_report_line(const ss_case *c, const ss_finding *f, const char *path, int is_new,
                     char *out, size_t n);
 
@@ -71,16 +85,21 @@ typedef struct ss_summary {
     long refused;              /* runs a target refused (its own safety error): not findings */
     ss_summary_sig *sigs;
     size_t n, cap;
+    char (*bugs)[160];         /* distinct dedup keys (ss_report_key): the unique findings */
+    size_t n_bugs, cap_bugs;
     /* Cases per aliasing kind (ss_alias_kind) among the first alias_sampled indices. */
     uint64_t alias_sampled;
     long alias_kinds[16];
 } ss_summary;
 
-/* Counts one hit; `file` (may be NULL or "") is its reproducer, `is_new` 1
- * when that file was written by this hit. -1 out of memory. */
+/* Counts one hit; `bug` (may be NULL or "": a repeat of a bug already counted)
+ * is its dedup key, `file` (may be NULL or "") its reproducer, `is_new` 1 when
+ * that file was written by this hit. -1 out of memory. */
 int ss_summary_add(ss_summary *s, const char *kind, const char *target, const char *schedule,
-                   const char *file, int is_new);
+                   const char *bug, const char *file, int is_new);
 long ss_summary_hits(const ss_summary *s);
+/* Distinct bugs among the hits: "N unique findings (M hits)". */
+long ss_summary_unique(const ss_summary *s);
 void ss_summary_free(ss_summary *s);
 /* Adds this campaign to summary.json in dir (atomic; concurrent campaigns merge,
  * see ss_summary_merge.h). */

@@ -37,6 +37,11 @@ int ss_schedule_known(const char *name);
 /* Every schedule name of every target, comma-separated (for error messages). */
 const char *ss_schedule_list(void);
 
+/* The class of a schedule for deduplicating findings: "sequential" (an element
+ * loop: forward, reverse) or "wave" (loads before stores: lockstep, warp, random)
+ * for the emulator's; any other schedule is its own class; "" for NULL. */
+const char *ss_schedule_class(const char *name);
+
 /* The emulator's schedules (ss_schedule values). */
 const char *ss_schedule_name(ss_schedule s);
 int ss_schedule_from_name(const char *name, ss_schedule *out);  /* 0 ok, -1 unknown */

@@ -150,3 +150,10 @@ int ss_schedule_from_name(const char *name, ss_schedule *out) {
         if (!strcmp(name, schedule_names[i])) { *out = (ss_schedule)i; return 0; }
     return -1;
 }
+
+const char *ss_schedule_class(const char *name) {
+    ss_schedule s;
+    if (!name) return "";
+    if (ss_schedule_from_name(name, &s)) return name;   /* torch's input forms: each its own */
+    return s == SS_SCHED_FORWARD || s == SS_SCHED_REVERSE ? "sequential" : "wave";
+}

@@ -368,15 +368,36 @@ static void test_rule_utf8(void **state) {
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         const ss_error err = expect_reject(with("\"float32\"", bad[i]));
         assert_string_equal(err.field, "(file)");
-        assert_non_null(strstr(err.msg, "invalid UTF-8 at byte 45"));
+        assert_non_null(strstr(err.msg, "invalid UTF-8 at line 1:46 (byte 45)"));
     }
+}
+
+/* A "$schema" key (for editors) is accepted and must be a string; an unknown dtype
+ * lists the valid ones. */
+static void test_schema_key_and_dtype_list(void **state) {
+    (void)state;
+    const char *base = BASE;
+    char text[4096];
+    snprintf(text, sizeof text, "{\"$schema\":\"schema/ssfuzz-case.schema.json\",%s", base + 1);
+    ss_case c;
+    ss_error err;
+    assert_int_equal(ss_case_from_json(text, strlen(text), &c, &err), 0);
+    ss_case_free(&c);
+    snprintf(text, sizeof text, "{\"$schema\":3,%s", base + 1);
+    expect_field(text, "$schema");
+    err = expect_reject(with("\"float32\"", "\"float33\""));
+    assert_string_equal(err.field, "dtype");
+    assert_non_null(strstr(err.msg, "unknown dtype \"float33\" (one of: bool, uint8, "));
+    assert_non_null(strstr(err.msg, "bfloat16, float32, float64, complex64, complex128)"));
 }
 
 static void test_rule_syntax(void **state) {
     (void)state;
     ss_error err = expect_reject("{\"format\": \"ssfuzz-case\",, }");
     assert_string_equal(err.field, "(json)");
-    assert_non_null(strstr(err.msg, "syntax error at byte 2"));   /* cJSON: at or just past the 2nd comma */
+    assert_non_null(strstr(err.msg, "syntax error at line 1:26 (byte 25)"));   /* the 2nd comma */
+    err = expect_reject("{\n  \"format\": \"ssfuzz-case\",\n  \"version\": 01\n}");
+    assert_non_null(strstr(err.msg, "at line 3:15 (byte 43)"));   /* line:column of the bad number */
     expect_field(BASE " x", "(json)");                        /* trailing garbage */
     expect_field("{\"format\":\"ssfuzz-case\"\0}", "(json)"); /* truncated */
     expect_field("", "(json)");
@@ -766,6 +787,7 @@ int main(void) {
         cmocka_unit_test(test_base_is_valid),
         cmocka_unit_test(test_rule_utf8),
         cmocka_unit_test(test_rule_syntax),
+        cmocka_unit_test(test_schema_key_and_dtype_list),
         cmocka_unit_test(test_rule_unknown_field),
         cmocka_unit_test(test_rule_duplicate_key),
         cmocka_unit_test(test_rule_format_version),

@@ -1,4 +1,4 @@
-/* test_fuzz_cli.c - `ssfuzz fuzz` end to end: Ctrl-C keeps findings, crashes and hangs are isolated. */
+/* test_fuzz_cli.c - `ssfuzz fuzz` end to end: Ctrl-C keeps findings, crashes and hangs are isolated and replay as findings. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -97,6 +97,20 @@ static int replay_all(const char *kind_prefix) {
     return n;
 }
 
+/* The one reproducer in dir whose name starts with prefix (malloc'ed path), else NULL. */
+static char *find_repro(const char *prefix) {
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char *found = NULL;
+    while (d && (e = readdir(d)))
+        if (!strncmp(e->d_name, prefix, strlen(prefix)) && !found) {
+            found = malloc(600);
+            snprintf(found, 600, "%s/%s", dir, e->d_name);
+        }
+    if (d) closedir(d);
+    return found;
+}
+
 static void require_fuzz_command(void) {
     char *args[] = {bin, "fuzz", "--help", NULL};
     if (wait_exit(start(NULL, args), 10) != 0)
@@ -112,11 +126,15 @@ static void test_sigint_keeps_findings(void **state) {
     usleep(1500000);
     kill(pid, SIGINT);
     const time_t t0 = time(NULL);
-    assert_int_equal(wait_exit(pid, 15), 1);
+    assert_int_equal(wait_exit(pid, 15), 130);   /* 128 + SIGINT, after the summary */
     assert_true(time(NULL) - t0 < 10);   /* stopped at once, not after --time */
     char *text = slurp(out_txt);
     assert_non_null(text);
     assert_non_null(strstr(text, "stopped by signal"));
+    assert_non_null(strstr(text, "fuzz: seed 5, 1 target (emu:mut-alias-unchecked), time limit 20 s"));
+    assert_non_null(strstr(text, " unique finding"));
+    assert_non_null(strstr(text, " hits) in "));
+    assert_non_null(strstr(text, "; next: ssfuzz explain "));
     assert_non_null(strstr(text, "reproduce: ssfuzz fuzz --seed 5"));
     assert_non_null(strstr(text, "finding ("));
     free(text);
@@ -130,7 +148,12 @@ static void test_sigint_keeps_findings(void **state) {
     assert_true(cJSON_GetArraySize(cJSON_GetObjectItem(root, "findings")) >= 1);
     cJSON_Delete(root);
     free(text);
-    assert_true(replay_all("mismatch-emu_mut-alias-unchecked-1d-") >= 1);
+    /* one file per bug: no rank or dtype in the names */
+    assert_true(replay_all("mismatch-emu_mut-alias-unchecked-") >= 1);
+    char *r = find_repro("mismatch-");
+    assert_non_null(r);
+    assert_null(strstr(r, "-1d-"));
+    free(r);
 }
 
 static void test_crash_isolated(void **state) {
@@ -144,6 +167,19 @@ static void test_crash_isolated(void **state) {
     assert_non_null(strstr(text, "crash on emu:reinplace"));
     assert_non_null(strstr(text, "case 40"));
     free(text);
+    /* the reproducer replays itself in a child process: a crash is a finding (1), not 3 */
+    char *r = find_repro("crash-");
+    assert_non_null(r);
+    char *replay[] = {bin, "replay", r, NULL};
+    assert_int_equal(wait_exit(start("SSFUZZ_TEST_FAULT=crash", replay), 30), 1);
+    text = slurp(out_txt);
+    assert_non_null(strstr(text, "replaying its meta.target emu:reinplace"));
+    assert_non_null(strstr(text, "in a child process (a crash reproducer)"));
+    assert_non_null(strstr(text, "FINDING crash on emu:reinplace"));
+    /* signal 11, or (under ASan, whose handler turns the signal into exit 1) an exit status */
+    assert_true(strstr(text, "signal 11") || strstr(text, "exited with status"));
+    free(text);
+    free(r);
 }
 
 static void test_hang_isolated(void **state) {
@@ -156,6 +192,20 @@ static void test_hang_isolated(void **state) {
     assert_non_null(strstr(text, "fuzz: 60 cases"));
     assert_non_null(strstr(text, "timeout on emu:reinplace"));
     free(text);
+    char *r = find_repro("timeout-");
+    assert_non_null(r);
+    char *replay[] = {bin, "replay", "--case-timeout", "0.5", r, NULL};
+    assert_int_equal(wait_exit(start("SSFUZZ_TEST_FAULT=hang", replay), 30), 1);
+    text = slurp(out_txt);
+    assert_non_null(strstr(text, "FINDING timeout on emu:reinplace"));
+    free(text);
+    char *explain[] = {bin, "explain", "--color", "never", r, NULL};
+    assert_int_equal(wait_exit(start("SSFUZZ_TEST_FAULT=crash", explain), 30), 1);
+    text = slurp(out_txt);
+    assert_non_null(strstr(text, "replaying its meta.target emu:reinplace"));
+    assert_non_null(strstr(text, "crash in 5 of 5 runs"));
+    free(text);
+    free(r);
 }
 
 static void test_clean_and_usage(void **state) {

@@ -126,6 +126,19 @@ static void test_validation_rules(void **state) {
     expect_invalid(op, "storage.numel");                                             /* over the byte budget */
 }
 
+/* A view past its storage: the error names the last element reached and the numel needed. */
+static void test_past_the_end_names_numel(void **state) {
+    (void)state;
+    ss_op op = shift_op();
+    op.input.offset = 1;   /* last element: 1 + 2*4 + 3*1 = 12, the storage has 12 */
+    ss_plan p;
+    ss_error err;
+    assert_int_equal(ss_plan_build(&op, &p, &err), -1);
+    assert_string_equal(err.field, "input");
+    assert_non_null(strstr(err.msg, "view reaches element 12 (offset 1 + extent 11"));
+    assert_non_null(strstr(err.msg, "its storage has 12 elements: numel must be >= 13"));
+}
+
 static void test_overflow_is_rejected(void **state) {
     (void)state;
     ss_op op = shift_op();
@@ -346,6 +359,7 @@ int main(void) {
         cmocka_unit_test(test_validation_rules),
         cmocka_unit_test(test_overflow_is_rejected),
         cmocka_unit_test(test_internal_overlap),
+        cmocka_unit_test(test_past_the_end_names_numel),
         cmocka_unit_test(test_overlap_classes),
         cmocka_unit_test(test_overlap_exhaustive),
         cmocka_unit_test(test_overlap_large_strides),

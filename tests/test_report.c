@@ -15,6 +15,7 @@
 #include "ss_files.h"
 #include "ss_gen.h"
 #include "ss_report.h"
+#include "ss_target.h"
 
 static char dir[256];
 
@@ -77,18 +78,40 @@ static void test_name_and_key(void **state) {
     ss_finding f = {.kind = "mismatch", .target = "emu:mut-alias-unchecked", .schedule = "forward"};
     char key[256], name[256];
     ss_report_key(&c, &f, key, sizeof key);
-    ss_report_name(&c, &f, name, sizeof name);
-    assert_string_equal(key, "mismatch|emu:mut-alias-unchecked|forward|1d|f32|partial");
-    assert_int_equal(strncmp(name, "mismatch-emu_mut-alias-unchecked-1d-f32-partial-", 48), 0);
-    assert_int_equal(strlen(name), 48 + 8 + 5);
-    /* another schedule: same readable stem, another hash */
-    f.schedule = "reverse";
+    ss_report_name(&c, &f, 0, name, sizeof name);
+    /* one bug: kind, target, schedule class, overlap class; no rank or dtype */
+    assert_string_equal(key, "mismatch|emu:mut-alias-unchecked|sequential|overlap");
+    assert_int_equal(strncmp(name, "mismatch-emu_mut-alias-unchecked-sequential-overlap-", 52), 0);
+    assert_int_equal(strlen(name), 52 + 8 + 5);
+    /* --keep-variants: rank and dtype join the name */
     char name2[256];
-    ss_report_name(&c, &f, name2, sizeof name2);
+    ss_report_name(&c, &f, 1, name2, sizeof name2);
+    assert_int_equal(strncmp(name2, "mismatch-emu_mut-alias-unchecked-sequential-1d-f32-overlap-", 59), 0);
+    /* reverse is another sequential order: the same bug, the same file */
+    f.schedule = "reverse";
+    ss_report_name(&c, &f, 0, name2, sizeof name2);
+    assert_string_equal(name, name2);
+    /* a wave schedule is another class: another file */
+    f.schedule = "lockstep";
+    ss_report_name(&c, &f, 0, name2, sizeof name2);
     assert_string_not_equal(name, name2);
+    /* torch's input forms are each their own class */
+    assert_string_equal(ss_schedule_class("x-input"), "x-input");
+    assert_string_equal(ss_schedule_class(NULL), "");
     f.kind = "guard-band write";
-    ss_report_name(&c, &f, name2, sizeof name2);
+    ss_report_name(&c, &f, 0, name2, sizeof name2);
     assert_int_equal(strncmp(name2, "guard-band-write-emu_mut", 24), 0);
+    /* another dtype and rank of the same bug: the same file */
+    f.kind = "mismatch";
+    f.schedule = "forward";
+    ss_case c3 = small_alias_case();
+    c3.dtype = SS_INT16;
+    c3.op.elem_size = 2;
+    ss_report_name(&c3, &f, 0, name2, sizeof name2);
+    assert_string_equal(name, name2);
+    ss_report_name(&c3, &f, 1, name2, sizeof name2);
+    assert_string_not_equal(name, name2);
+    ss_case_free(&c3);
 }
 
 static void test_round_trip_and_dedup(void **state) {
@@ -98,7 +121,7 @@ static void test_round_trip_and_dedup(void **state) {
                     812, 4, 1, "ssfuzz fuzz --seed 123456789012345", "input storage[2]: differs"};
     char path[1024];
     ss_error err;
-    assert_int_equal(ss_report_write(dir, &c, &f, path, sizeof path, &err), 1);
+    assert_int_equal(ss_report_write(dir, &c, &f, 0, path, sizeof path, &err), 1);
     int hidden;
     assert_int_equal(count_files(&hidden), 1);
     assert_int_equal(hidden, 0);   /* no temp file left behind */
@@ -123,13 +146,15 @@ static void test_round_trip_and_dedup(void **state) {
     assert_int_equal((int)cJSON_GetObjectItem(b, "numel")->valuedouble, 812);
     assert_int_equal((int)cJSON_GetObjectItem(b, "ndim")->valuedouble, 4);
 
-    /* the same signature and shape class again: counted, not rewritten */
+    assert_string_equal(cJSON_GetObjectItem(m, "dedup_key")->valuestring, "mismatch|emu:mut-alias-unchecked|wave|overlap");
+
+    /* the same signature and overlap class again: counted, not rewritten */
     struct stat st1, st2;
     stat(path, &st1);
     ss_case c2 = small_alias_case();
     c2.fill_seed = 99;
     char path2[1024];
-    assert_int_equal(ss_report_write(dir, &c2, &f, path2, sizeof path2, &err), 0);
+    assert_int_equal(ss_report_write(dir, &c2, &f, 0, path2, sizeof path2, &err), 0);
     assert_string_equal(path, path2);
     stat(path2, &st2);
     assert_int_equal(st1.st_ino, st2.st_ino);
@@ -137,15 +162,23 @@ static void test_round_trip_and_dedup(void **state) {
     ss_case_init(&back);
     assert_int_equal(ss_case_load(path, &back, &err), 0);
     assert_int_equal(back.fill_seed, 7);
-    /* a different shape class is a new file */
+    /* another dtype of the same bug: one file, unless variants are kept */
     c2.dtype = SS_UINT8;
     c2.op.elem_size = 1;
-    assert_int_equal(ss_report_write(dir, &c2, &f, path2, sizeof path2, &err), 1);
+    assert_int_equal(ss_report_write(dir, &c2, &f, 0, path2, sizeof path2, &err), 0);
+    assert_int_equal(count_files(&hidden), 1);
+    assert_int_equal(ss_report_write(dir, &c2, &f, 1, path2, sizeof path2, &err), 1);
     assert_int_equal(count_files(&hidden), 2);
     assert_int_equal(hidden, 0);
-    char line[512];
+    char line[2048];
     ss_report_line(&c2, &f, path2, 1, line, sizeof line);
+    /* the line shows the case's own overlap and schedule, not their classes */
     assert_non_null(strstr(line, "mismatch on emu:mut-alias-unchecked (random): 1-D uint8 partial, 3 elements (was 4-D, 812)"));
+    /* the line ends with the next command to run */
+    char next[1200];
+    snprintf(next, sizeof next, "; next: ssfuzz explain %s -t emu:mut-alias-unchecked --schedule random", path2);
+    assert_non_null(strstr(line, next));
+    assert_string_equal(line + strlen(line) - strlen(next), next);
     ss_case_free(&back);
     ss_case_free(&c);
     ss_case_free(&c2);
@@ -156,7 +189,7 @@ static void test_unwritable(void **state) {
     ss_case c = small_alias_case();
     ss_finding f = {.kind = "mismatch", .target = "emu:x"};
     ss_error err;
-    assert_int_equal(ss_report_write("/nonexistent-dir/x", &c, &f, NULL, 0, &err), -1);
+    assert_int_equal(ss_report_write("/nonexistent-dir/x", &c, &f, 0, NULL, 0, &err), -1);
     ss_case_free(&c);
 }
 
@@ -169,11 +202,13 @@ static void test_summary(void **state) {
     s.seconds = 2;
     s.stopped_by = "signal";
     snprintf(s.targets, sizeof s.targets, "emu:a,emu:b");
-    assert_int_equal(ss_summary_add(&s, "mismatch", "emu:a", "forward", "x.json", 1), 0);
-    assert_int_equal(ss_summary_add(&s, "mismatch", "emu:a", "forward", NULL, 0), 0);
-    assert_int_equal(ss_summary_add(&s, "crash", "emu:b", NULL, "y.json", 1), 0);
+    assert_int_equal(ss_summary_add(&s, "mismatch", "emu:a", "forward", "mismatch|emu:a|forward|partial", "x.json", 1), 0);
+    assert_int_equal(ss_summary_add(&s, "mismatch", "emu:a", "forward", NULL, NULL, 0), 0);
+    assert_int_equal(ss_summary_add(&s, "mismatch", "emu:a", "forward", "mismatch|emu:a|forward|partial", "x.json", 0), 0);
+    assert_int_equal(ss_summary_add(&s, "crash", "emu:b", NULL, "crash|emu:b||separate", "y.json", 1), 0);
     assert_int_equal(s.n, 2);
-    assert_int_equal(ss_summary_hits(&s), 3);
+    assert_int_equal(ss_summary_hits(&s), 4);
+    assert_int_equal(ss_summary_unique(&s), 2);
     ss_error err;
     assert_int_equal(ss_summary_write(dir, &s, &err), 0);
     char path[600], *text;
@@ -186,7 +221,9 @@ static void test_summary(void **state) {
     assert_string_equal(cJSON_GetObjectItem(root, "stopped_by")->valuestring, "signal");
     const cJSON *fs = cJSON_GetObjectItem(root, "findings");
     assert_int_equal(cJSON_GetArraySize(fs), 2);
-    assert_int_equal((int)cJSON_GetObjectItem(cJSON_GetArrayItem(fs, 0), "hits")->valuedouble, 2);
+    assert_int_equal((int)cJSON_GetObjectItem(cJSON_GetArrayItem(fs, 0), "hits")->valuedouble, 3);
+    assert_int_equal((int)cJSON_GetObjectItem(root, "unique_findings")->valuedouble, 2);
+    assert_int_equal((int)cJSON_GetObjectItem(root, "hits")->valuedouble, 4);
     cJSON_Delete(root);
     free(text);
     ss_summary_free(&s);

@@ -49,7 +49,7 @@ while IFS='|' read -r _ m _ _ _ rank numel _; do
     m=$(echo $m) rank=$(echo $rank) numel=$(echo $numel)
     out="$tmp/f-${m#emu:}"
     "$SSFUZZ" fuzz --target "$m" --seed 1 --cases 300 --jobs 1 -q --out "$out" >"$tmp/log" 2>&1
-    repro=$(grep -m1 '^finding (' "$tmp/log" | sed -n 's/.* -> \(.*\.json\)$/\1/p')
+    repro=$(grep -m1 '^finding (' "$tmp/log" | sed -n 's/.* -> \([^;]*\.json\).*/\1/p')
     got=$([ -f "$repro" ] && "$PY" -c '
 import json, sys
 c = json.load(open(sys.argv[1])); n = c["storage"]["numel"]

@@ -59,7 +59,7 @@ mkdir -p "$tmp/bad"
 sed 's/"emu:mut-alias-same-ptr": "mismatch"/"emu:mut-alias-same-ptr": "crash"/' corpus/shift-right-1d.json >"$tmp/bad/wrong-sig.json"
 sed 's/"emu:mut-alias-unchecked": "mismatch"/"emu:mut-step-ignored": "mismatch"/' corpus/shift-right-1d.json >"$tmp/bad/survivor <&\">.json"
 expect_rc "a failed expectation exits 1" 1 "$SSFUZZ" regress "$tmp/bad" --junit "$tmp/b.xml" --sarif "$tmp/b.sarif"
-grep -q "FAIL .*wrong-sig.json emu:mut-alias-same-ptr: expected crash" "$tmp/err" && pass "failure names case, target and signature" \
+grep -q "^FAIL .*wrong-sig.json emu:mut-alias-same-ptr: expected crash" "$tmp/out" && pass "failure names case, target and signature (stdout)" \
     || fail "failure names case, target and signature" "$(head -2 "$tmp/err")"
 if [ -n "$py" ]; then
     check_junit "$tmp/b.xml" 2 && pass "JUnit failures escaped and counted" || fail "JUnit failures escaped and counted"
