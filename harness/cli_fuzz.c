@@ -44,7 +44,8 @@ static void usage(FILE *f) {
         "      --keep-variants  write one reproducer per shape (rank, dtype) of a bug; by default\n"
         "                       one per bug (kind, target, schedule, overlap class), the rest are hits\n"
         "  -q, --quiet          no progress line\n\n"
-        "exit: 0 nothing found, 1 findings, 2 usage or unwritable --out, 3 target unavailable,\n"
+        "exit: 0 nothing found, 1 findings, 2 usage or unwritable --out (also when it fills up: the\n"
+        "campaign stops and counts the findings it could not write), 3 target unavailable,\n"
         "      130 stopped by Ctrl-C (SIGINT; 143 SIGTERM) after writing the summary\n");
 }
 
@@ -91,7 +92,7 @@ static void sample_aliasing(const ss_fuzz_config *cfg, ss_summary *s) {
     ss_case_free(&c);
 }
 
-static void print_summary(const ss_fuzz_config *cfg, const ss_summary *s, FILE *f) {
+static void print_summary(const ss_fuzz_config *cfg, const ss_summary *s, int summary_written, FILE *f) {
     fprintf(f, "fuzz: %llu cases in %.1f s (%.0f cases/s), %ld unique finding%s (%ld hit%s) in %zu "
                "signature%s; stopped by %s\n",
             (unsigned long long)s->cases, s->seconds, s->seconds > 0 ? (double)s->cases / s->seconds : 0.0,
@@ -119,7 +120,7 @@ static void print_summary(const ss_fuzz_config *cfg, const ss_summary *s, FILE *
     ss_gen_opts_format(&cfg->gen, gen, sizeof gen);
     fprintf(f, "%s%s%s%s\n", cfg->all_schedules ? "" : " --schedule ",
             cfg->all_schedules ? "" : cfg->schedule, gen, cfg->refusal_is_finding ? " --refusal-is-finding" : "");
-    fprintf(f, "summary: %s/summary.json\n", cfg->out);
+    if (summary_written) fprintf(f, "summary: %s/summary.json\n", cfg->out);
 }
 
 int ss_cmd_fuzz(int argc, char **argv) {
@@ -267,12 +268,18 @@ int ss_cmd_fuzz(int argc, char **argv) {
     sigaction(SIGTERM, &old_term, NULL);
 
     sample_aliasing(&cfg, &sum);
-    print_summary(&cfg, &sum, stdout);
-    if (ss_summary_write(out, &sum, &err))
+    const int summary_failed = ss_summary_write(out, &sum, &err) != 0;
+    print_summary(&cfg, &sum, !summary_failed, stdout);
+    if (summary_failed)
         fprintf(stderr, "ssfuzz fuzz: cannot write the summary: %s: %s\n", err.field, err.msg);
-    const long hits = ss_summary_hits(&sum);
+    const long hits = ss_summary_hits(&sum), lost = sum.unwritten;
+    if (lost)
+        fprintf(stderr, "ssfuzz fuzz: %ld finding%s could not be written to %s (full or unwritable): "
+                "their cases are in the summary's counts only; rerun with --out elsewhere\n",
+                lost, lost == 1 ? "" : "s", out);
     ss_summary_free(&sum);
     if (rc) return SS_EXIT_TARGET;
+    if (lost || summary_failed) return SS_EXIT_USAGE;
     if (stop_signal) return 128 + stop_signal;   /* the shell's convention: Ctrl-C is 130 */
     return hits ? SS_EXIT_FINDING : SS_EXIT_OK;
 bad:

@@ -34,6 +34,7 @@ enum { MSG_DONE = 1, MSG_FINDING = 2 };
 enum { FZ_EXIT_POISONED = 4 };   /* a worker whose CUDA context a sticky error poisoned */
 typedef struct fz_msg {        /* < PIPE_BUF, so each write is atomic */
     int type, is_new, target, sched;
+    int unwritten;             /* 1: the reproducer could not be written (--out full or gone) */
     uint64_t index;
     char kind[32];
     char bug[160];             /* the bug's dedup key when this hit is its first here; else "" */
@@ -81,7 +82,8 @@ typedef struct fz_worker_state {
     int res_fd;
     ss_check_ctx ctx, mctx;    /* campaign and minimization buffers, reused */
     uint64_t seen[1024];       /* pre-minimization signatures already handled */
-    uint64_t fault_index;      /* test hook (SSFUZZ_TEST_FAULT=crash:N / hang:N) */
+    uint64_t fault_index;      /* test hook (SSFUZZ_TEST_FAULT=crash:N / hang:N / full:N, the
+                                  last: reproducers of cases >= N cannot be written) */
     int fault;                 /* 0 none, 1 crash, 2 hang */
 } fz_worker_state;
 
@@ -111,9 +113,10 @@ static int seen_before(fz_worker_state *w, uint64_t key) {
 }
 
 static void send_finding(fz_worker_state *w, int ti, int sched, const char *kind, const char *bug,
-                         const char *file, int is_new, const char *line) {
+                         const char *file, int is_new, const char *line, int unwritten) {
     fz_msg m;
     memset(&m, 0, sizeof m);
+    m.unwritten = unwritten;
     m.type = MSG_FINDING;
     m.index = LOAD(w->slot->cur_index);
     m.target = ti;
@@ -139,7 +142,7 @@ static void on_finding(fz_worker_state *w, const ss_case *c0, const ss_plan *pla
     uint64_t key = 14695981039346656037ull;   /* FNV-1a 64 */
     for (const char *p = cls; *p; p++) key = (key ^ (uint8_t)*p) * 1099511628211ull;
     if (seen_before(w, key)) {
-        send_finding(w, ti, (int)ro->schedule, kind, NULL, NULL, 0, NULL);
+        send_finding(w, ti, (int)ro->schedule, kind, NULL, NULL, 0, NULL, 0);
         return;
     }
     STORE(w->slot->verdict, (int)res->verdict);
@@ -156,15 +159,20 @@ static void on_finding(fz_worker_state *w, const ss_case *c0, const ss_plan *pla
         snprintf(found_by, sizeof found_by, "%s", cfg->found_by ? cfg->found_by : "ssfuzz fuzz");
         ss_finding f = {kind, t->name, sched_of(t, (int)ro->schedule), ro->seed, 1, cfg->seed, index,
                         st.numel_before, st.ndim_before, !st.budget_hit, found_by, detail};
-        const int rc = ss_report_write(cfg->out, &m, &f, cfg->keep_variants, path, sizeof path, &err);
+        int rc = ss_report_write(cfg->out, &m, &f, cfg->keep_variants, path, sizeof path, &err);
+        if (w->fault == 3 && index >= w->fault_index) {   /* test hook: the disk is full */
+            rc = -1;
+            snprintf(err.field, sizeof err.field, "%s", cfg->out);
+            snprintf(err.msg, sizeof err.msg, "cannot write: No space left on device (SSFUZZ_TEST_FAULT)");
+        }
         if (rc < 0) snprintf(line, sizeof line, "%s on %s: cannot write the reproducer: %s: %s",
                              kind, t->name, err.field, err.msg);
         else ss_report_line(&m, &f, path, rc == 1, line, sizeof line);
         ss_report_key(&m, &f, bug, sizeof bug);
-        send_finding(w, ti, (int)ro->schedule, kind, bug, rc < 0 ? NULL : path, rc == 1, line);
+        send_finding(w, ti, (int)ro->schedule, kind, bug, rc < 0 ? NULL : path, rc == 1, line, rc < 0);
         ss_case_free(&m);
     } else {
-        send_finding(w, ti, (int)ro->schedule, kind, NULL, NULL, 0, "out of memory copying a finding");
+        send_finding(w, ti, (int)ro->schedule, kind, NULL, NULL, 0, "out of memory copying a finding", 1);
     }
     STORE(w->slot->phase, 1);
 }
@@ -191,7 +199,7 @@ static void run_case(fz_worker_state *w, uint64_t index) {
             STORE(w->slot->sched, s);
             STORE(w->slot->budget_ns, 0);
             STORE(w->slot->started_ns, now_ns());
-            if (w->fault && index == w->fault_index) {
+            if (w->fault && w->fault != 3 && index == w->fault_index) {
                 if (w->fault == 1) raise(SIGSEGV);
                 for (;;) pause();
             }
@@ -227,8 +235,8 @@ static void worker_main(const ss_fuzz_config *cfg, fz_slot *slot, int cmd_fd, in
     ss_target_set_clock_hook(engine_clock, w);
     ss_cuda_iso_set(0);         /* this worker is the CUDA process; it ends when poisoned */
     const char *fault = getenv("SSFUZZ_TEST_FAULT");
-    if (fault && (!strncmp(fault, "crash:", 6) || !strncmp(fault, "hang:", 5))) {
-        w->fault = fault[0] == 'c' ? 1 : 2;
+    if (fault && (!strncmp(fault, "crash:", 6) || !strncmp(fault, "hang:", 5) || !strncmp(fault, "full:", 5))) {
+        w->fault = fault[0] == 'c' ? 1 : fault[0] == 'h' ? 2 : 3;
         w->fault_index = strtoull(strchr(fault, ':') + 1, NULL, 10);
     }
     fz_cmd cmd;
@@ -271,10 +279,24 @@ typedef struct fz_parent {
     int n;
     uint64_t next, limit, batch;
     int stopping;
+    int unwritable;            /* a reproducer could not be written: stop, count the rest */
     int64_t t0;
     ss_summary *sum;
     FILE *log;
 } fz_parent;
+
+static void log_line(fz_parent *P, uint64_t index, const char *line);
+
+/* A finding whose reproducer could not be written: the first one is said (once)
+ * and stops the campaign; every one is counted, none is silently lost. */
+static void unwritten(fz_parent *P, uint64_t index, const char *line) {
+    P->sum->unwritten++;
+    if (P->unwritable) return;
+    P->unwritable = 1;
+    char msg[1800];
+    snprintf(msg, sizeof msg, "%s; stopping: findings from here on are counted, not written", line);
+    log_line(P, index, msg);
+}
 
 static int spawn(fz_parent *P, int k) {
     fz_proc *w = &P->w[k];
@@ -348,7 +370,8 @@ static void record_dead(fz_parent *P, fz_proc *w, const char *why, int sticky) {
     ss_report_key(&c, &f, bug, sizeof bug);
     ss_case_free(&c);
     ss_summary_add(P->sum, kind, t->name, sched_of(t, sched), bug, rc < 0 ? NULL : path, rc == 1);
-    log_line(P, index, line);
+    if (rc < 0) unwritten(P, index, line);
+    else log_line(P, index, line);
 }
 
 /* Replaces a dead worker and hands it the rest of its batch. */
@@ -421,7 +444,8 @@ static void on_message(fz_parent *P, fz_proc *w, const fz_msg *m) {
     if (m->type == MSG_FINDING) {
         const ss_target *t = P->cfg->targets[m->target];
         ss_summary_add(P->sum, m->kind, t->name, sched_of(t, m->sched), m->bug, m->file, m->is_new);
-        if (m->line[0] && (m->is_new || !m->file[0])) log_line(P, m->index, m->line);
+        if (m->unwritten) unwritten(P, m->index, m->line);
+        else if (m->line[0] && (m->is_new || !m->file[0])) log_line(P, m->index, m->line);
         return;
     }
     /* batch done: size the next one for about 50 ms of work */
@@ -466,9 +490,10 @@ int ss_fuzz_run(const ss_fuzz_config *cfg, ss_summary *sum) {
     while (rc == 0 && pf) {
         const int64_t t = now_ns();
         const double elapsed = (double)(t - t0) * 1e-9;
-        if (!P.stopping && ((cfg->stop && *cfg->stop) || (cfg->seconds > 0 && elapsed >= cfg->seconds))) {
+        if (!P.stopping && ((cfg->stop && *cfg->stop) || P.unwritable ||
+                            (cfg->seconds > 0 && elapsed >= cfg->seconds))) {
             P.stopping = 1;
-            sum->stopped_by = cfg->stop && *cfg->stop ? "signal" : "time";
+            sum->stopped_by = cfg->stop && *cfg->stop ? "signal" : P.unwritable ? "unwritable --out" : "time";
             for (int k = 0; k < P.n; k++) STORE(P.w[k].slot->stop, 1);
             stop_deadline = t + (int64_t)((cfg->case_timeout + 2) * 1e9);
         }

@@ -284,6 +284,7 @@ int ss_summary_write(const char *dir, const ss_summary *s, ss_error *err) {
                                      s->seconds > 0 ? (double)s->cases / s->seconds : 0) &&
              cJSON_AddNumberToObject(root, "skipped", (double)s->skipped) &&
              cJSON_AddNumberToObject(root, "refused", (double)s->refused) &&
+             cJSON_AddNumberToObject(root, "unwritten", (double)s->unwritten) &&
              cJSON_AddNumberToObject(root, "unique_findings", (double)s->n_bugs) &&
              cJSON_AddNumberToObject(root, "hits", (double)ss_summary_hits(s)) &&
              cJSON_AddStringToObject(root, "stopped_by", s->stopped_by ? s->stopped_by : "time") &&

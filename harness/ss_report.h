@@ -83,6 +83,7 @@ typedef struct ss_summary {
     char targets[1024];        /* comma-separated */
     long skipped;              /* generated cases beyond the budgets or invalid */
     long refused;              /* runs a target refused (its own safety error): not findings */
+    long unwritten;            /* findings whose reproducer could not be written */
     ss_summary_sig *sigs;
     size_t n, cap;
     char (*bugs)[160];         /* distinct dedup keys (ss_report_key): the unique findings */
