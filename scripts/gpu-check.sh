@@ -148,7 +148,7 @@ if [ "$CUDA_OK" = 1 ]; then
     note "$(grep -E '^fuzz: [0-9]+ cases' "$W/fuzz-cuda-j8.log" | head -n 1)"
     # ---- the sticky-error drill: good, illegal address, good again ------------------
     if [ "$DRY" = 1 ]; then
-        step sticky-drill 30 "3" env SSFUZZ_FAKE_CUDA=fault:2 "$SSFUZZ" replay corpus/shift-right-minimal.json \
+        step sticky-drill 30 "1" env SSFUZZ_FAKE_CUDA=fault:2 "$SSFUZZ" replay corpus/shift-right-minimal.json \
             corpus/shift-left-1d.json corpus/bool-shift.json corpus/shift-right-1d.json --target cuda:reinplace
         ok=$(grep -c ': ok: ' "$W/sticky-drill.log")
         note "fake engine: $ok of 4 runs agree around injected faults"

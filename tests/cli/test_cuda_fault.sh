@@ -6,7 +6,7 @@ set -u
 
 # Replay: with every second run faulting, the runs after each fault agree again.
 SSFUZZ_FAKE_CUDA=fault:2 "$SSFUZZ" replay corpus/ --target cuda:reinplace >"$tmp/rp" 2>&1
-failed=$(grep -c 'failed: .*illegal memory access' "$tmp/rp") poisoned=$(grep -c 'poisoned' "$tmp/rp")
+failed=$(grep -c 'FINDING crash on cuda:reinplace: .*illegal memory access' "$tmp/rp") poisoned=$(grep -c 'poisoned' "$tmp/rp")
 agree=$(grep -c ': ok: ' "$tmp/rp") n=$(ls corpus/*.json | wc -l)
 if [ "$poisoned" = 0 ] && [ "$failed" -ge $((n / 2 - 1)) ] && [ $((failed + agree)) = "$n" ]; then
     pass "replay: the run after a sticky fault runs in a fresh CUDA child"
@@ -19,11 +19,13 @@ if [ "$(grep -c 'unavailable: CUDA context poisoned by an earlier run' "$tmp/ip"
 else fail "in process poisoning" "$(head -3 "$tmp/ip")"; fi
 
 # Fuzz: each worker faults on its 40th run and is respawned; every case still runs,
-# and each fault is a crash written unminimized with its cause.
+# each fault is a crash hit, and the crash reproducers (one per bug) are written
+# unminimized with their cause.
 SSFUZZ_FAKE_CUDA=fault:40 "$SSFUZZ" fuzz -t cuda:reinplace --seed 3 --cases 300 -j 2 -q -o "$tmp/fz" >"$tmp/fo" 2>&1
 rc=$?
-crashes=$(ls "$tmp/fz"/crash-cuda_reinplace-*.json 2>/dev/null | wc -l)
-if [ "$rc" = 1 ] && grep -q '^fuzz: 300 cases' "$tmp/fo" && [ "$crashes" -ge 5 ] \
+crashes=$(sed -n 's/^ *crash  *cuda:reinplace  *\([0-9]*\) hits.*/\1/p' "$tmp/fo" | awk '{s += $1} END {print s + 0}')
+files=$(ls "$tmp/fz"/crash-cuda_reinplace-*.json 2>/dev/null | wc -l)
+if [ "$rc" = 1 ] && grep -q '^fuzz: 300 cases' "$tmp/fo" && [ "$crashes" -ge 5 ] && [ "$files" -ge 1 ] \
    && ! grep -L 'sticky CUDA error' "$tmp/fz"/crash-*.json | grep -q .; then
     pass "fuzz: a poisoned worker is respawned; $crashes sticky crashes recorded"
 else fail "fuzz respawn" "exit $rc, $crashes crashes: $(tail -3 "$tmp/fo")"; fi

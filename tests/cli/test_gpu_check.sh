@@ -30,7 +30,7 @@ for st in build build-tests unit-tests regress-cuda fuzz-cuda-j8 sticky-drill re
     grep -qE "^(PASS|FAIL|SKIP) +$st " "$s" || missing="$missing $st"
 done
 [ -z "$missing" ] && pass "summary: every step has a status" || fail "summary steps missing:$missing"
-grep -qE '^PASS +fuzz-cuda-j8 .*0 findings' "$s" && pass "the cuda campaign (fake engine) ran with 0 findings" \
+grep -qE '^PASS +fuzz-cuda-j8 .*0 unique findings' "$s" && pass "the cuda campaign (fake engine) ran with 0 findings" \
     || fail "fuzz-cuda-j8" "$(grep fuzz-cuda "$s")"
 grep -qE '^PASS +sticky-drill .*2 of 4 runs agree' "$s" && pass "sticky drill: the runs after each fault agree" \
     || fail "sticky-drill" "$(grep sticky "$s")"
