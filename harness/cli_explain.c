@@ -263,7 +263,10 @@ int ss_cmd_explain(int argc, char **argv) {
     ss_replay_loaded(&rc, path, &r);
     if (!r.ran) {
         const int code = r.exit_code == SS_EXIT_TARGET ? SS_EXIT_TARGET : SS_EXIT_USAGE;
-        if (code == SS_EXIT_TARGET) fputs(r.report, stderr);
+        if (code == SS_EXIT_TARGET) {
+            if (r.report) fputs(r.report, stderr);
+            if (r.diag) fputs(r.diag, stderr);
+        }
         else fprintf(stderr, "%s: invalid: %s: %s\n", path, r.err.field, r.err.msg);
         ss_replay_case_result_free(&r);
         ss_replay_ctx_free(&rc);

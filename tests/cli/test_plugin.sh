@@ -37,7 +37,7 @@ grep -q "reproduce: .*--plugin .*naive.so --target naive:copy" "$tmp/fuzz.out" \
 if [ -n "$small" ]; then
     for bin in "$SSFUZZ" "$SSFUZZ_ASAN"; do
         expect_rc "replay with --plugin: mismatch (exit 1) [$bin]" 1 "$bin" replay --plugin "$NAIVE" "$small"
-        grep -q "MISMATCH naive:copy" "$tmp/err" && pass "replay runs the reproducer's plugin target" \
+        grep -q "MISMATCH naive:copy" "$tmp/out" "$tmp/err" && pass "replay runs the reproducer's plugin target" \
             || fail "replay runs naive:copy" "$(cat "$tmp/err")"
         expect_rc "replay without the plugin: exit 3 [$bin]" 3 "$bin" replay "$small"
         if grep -q "plugin naive is not loaded.*--plugin .*naive.so" "$tmp/out" "$tmp/err"; then
@@ -46,7 +46,7 @@ if [ -n "$small" ]; then
     done
     SSFUZZ_PLUGINS=$NAIVE expect_rc "SSFUZZ_PLUGINS loads it too" 1 "$SSFUZZ" replay "$small"
     expect_rc "explain without the plugin: exit 3" 3 "$SSFUZZ" explain "$small"
-    grep -q "plugin naive is not loaded" "$tmp/err" && pass "explain says not loaded" || fail "explain not loaded" "$(cat "$tmp/err")"
+    grep -q "plugin naive is not loaded" "$tmp/out" "$tmp/err" && pass "explain says not loaded" || fail "explain not loaded" "$(cat "$tmp/err")"
     expect_rc "explain with the plugin marks its wrong cells (exit 1)" 1 "$SSFUZZ" --plugin "$NAIVE" explain "$small"
     grep -q "^naive:copy: mismatch" "$tmp/out" && pass "explain runs naive:copy" || fail "explain naive:copy" "$(tail -3 "$tmp/out")"
     expect_rc "regress without the plugin: exit 3" 3 "$SSFUZZ" regress "$small"
