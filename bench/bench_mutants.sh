@@ -42,7 +42,7 @@ for m in $mutants; do
     for s in $SEEDS; do
         total=$((total + 1))
         out="$tmp/out-${m#emu:}-$s"
-        "$SSFUZZ" fuzz --target "$m" --seed "$s" --time "$T" --jobs 1 --quiet --out "$out" >"$tmp/log" 2>&1
+        "$SSFUZZ" fuzz --target "$m" --seed "$s" --time "$T" --jobs 1 --quiet --out "$out" ${BENCH_FUZZ_ARGS:-} >"$tmp/log" 2>&1
         # "finding (0.01 s, case 3): mismatch on T (forward): ... -> PATH"
         first=$(grep -m1 '^finding (' "$tmp/log")
         if [ -z "$first" ]; then
