@@ -528,17 +528,6 @@ char *ss_case_to_json(const ss_case *c) {
     return nt;
 }
 
-static int write_all(int fd, const char *p, size_t n) {
-    while (n > 0) {
-        const ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 int ss_case_save_atomic(const char *path, const ss_case *c, ss_error *err) {
     char *text = ss_case_to_json(c);
     if (!text) return ss_fail(err, "(file)", "%s: out of memory serializing the case", path);
@@ -557,7 +546,7 @@ int ss_case_save_atomic(const char *path, const ss_case *c, ss_error *err) {
     const char *what = "create temp file";
     const int fd = mkstemp(tmp);
     if (fd >= 0) {
-        if (write_all(fd, text, strlen(text)) != 0) what = "write";
+        if (ss_write_full(fd, text, strlen(text)) != 0) what = "write";
         else if (fchmod(fd, ss_file_mode()) != 0) what = "chmod";   /* mkstemp made it 0600 */
         else if (fsync(fd) != 0) what = "fsync";
         else rc = 0;

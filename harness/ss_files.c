@@ -137,23 +137,30 @@ mode_t ss_file_mode(void) {
     return mode;
 }
 
+int ss_write_full(int fd, const void *buf, size_t n) {
+    const char *p = buf;
+    while (n > 0) {
+        const ssize_t w = write(fd, p, n > ((size_t)1 << 30) ? ((size_t)1 << 30) : n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            if (w == 0) errno = EIO;
+            return -1;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
 int ss_write_atomic(const char *path, const void *data, size_t len, ss_error *err) {
     char tmp[4096];
     if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path) >= sizeof tmp)
         return ss_fail(err, path, "path too long");
     int fd = mkstemp(tmp);
     if (fd < 0) return ss_fail(err, path, "cannot create a temp file: %s", strerror(errno));
-    const char *p = data;
-    size_t left = len;
-    while (left > 0) {
-        ssize_t w = write(fd, p, left);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) break;
-        p += w;
-        left -= (size_t)w;
-    }
-    int saved = left ? errno : 0;
-    if (!left && fsync(fd)) saved = errno;
+    const int short_write = ss_write_full(fd, data, len) != 0;
+    int saved = short_write ? errno : 0;
+    if (!short_write && fsync(fd)) saved = errno;
     if (close(fd) && !saved) saved = errno;
     if (!saved && fchmodat(AT_FDCWD, tmp, ss_file_mode(), 0)) saved = errno;
     if (!saved && rename(tmp, path)) saved = errno;

@@ -18,6 +18,10 @@ void ss_pathlist_free(ss_pathlist *l);
 /* Read a whole file of at most max bytes, NUL-terminated (malloc'ed *data). */
 int ss_read_file(const char *path, size_t max, char **data, size_t *len, ss_error *err);
 
+/* Writes all n bytes to fd (retrying short writes and EINTR); 0, or -1 with
+ * errno set (EIO when the descriptor takes nothing). */
+int ss_write_full(int fd, const void *buf, size_t n);
+
 /* Write atomically: a temp file in the same directory, fsync, rename over
  * path. On failure nothing is left behind and path is untouched. */
 int ss_write_atomic(const char *path, const void *data, size_t len, ss_error *err);
