@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "ss_case.h"
 #include "ss_clock.h"
+#include "ss_files.h"
 #include "ss_torch.h"
 #include "ss_torch_proto.h"
 
@@ -103,19 +104,19 @@ static int read_by(int fd, void *buf, size_t n, double deadline, char *why, size
     return 0;
 }
 
-static int write_all(int fd, const void *buf, size_t n) {
-    const uint8_t *p = buf;
-    while (n) {
-        const ssize_t k = write(fd, p, n > (1u << 30) ? (1u << 30) : n);
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) return -1;
-        p += k;
-        n -= (size_t)k;
-    }
-    return 0;
-}
-
 static int starting;   /* 1 during the handshake: losses are described as start-up failures */
+
+/* Waits up to `seconds` for pid to exit (a worker that closed its pipe is
+ * normally exiting); 1 with its status, 0 when it is still running. */
+static int reap_within(pid_t pid, double seconds, int *status) {
+    const double until = ss_now_s() + seconds;
+    for (;;) {
+        const pid_t r = waitpid(pid, status, WNOHANG);
+        if (r == pid) return 1;
+        if (r < 0 || ss_now_s() > until) return 0;
+        usleep(10000);
+    }
+}
 
 /* What a worker that stopped answering most likely did, in words. */
 static void describe_loss(const char *io, double limit, char *why, size_t n) {
@@ -126,7 +127,7 @@ static void describe_loss(const char *io, double limit, char *why, size_t n) {
                  W.python, limit, when, starting ? "importing torch?" : "a hung compile or kernel?");
         return;
     }
-    if (W.pid > 0 && W.owner == getpid() && waitpid(W.pid, &st, 0) == W.pid) {
+    if (W.pid > 0 && W.owner == getpid() && reap_within(W.pid, 2.0, &st)) {
         W.pid = -W.pid;   /* reaped */
         if (WIFSIGNALED(st))
             snprintf(why, n, "torch worker died from signal %d (%s) %s",
@@ -187,7 +188,7 @@ static int script_fd(void) {
     if (fd >= 0) return fd;
     const int f = memfd_create("ss_torch_worker.py", 0);   /* inherited by the exec */
     const size_t len = strlen(ss_torch_worker_py);
-    if (f < 0 || write_all(f, ss_torch_worker_py, len)) { if (f >= 0) close(f); return -1; }
+    if (f < 0 || ss_write_full(f, ss_torch_worker_py, len)) { if (f >= 0) close(f); return -1; }
     return fd = f;
 }
 
@@ -231,7 +232,7 @@ static int start_one(const char *python, char *why, size_t n) {
     char text[1024];
     int rc = -1;
     signal(SIGPIPE, SIG_IGN);
-    if (write_all(W.to_fd, hello, sizeof hello)) {
+    if (ss_write_full(W.to_fd, hello, sizeof hello)) {
         describe_loss("write", limit, why, n);   /* reaps it: an exec failure reads as status 127 */
     } else if (read_header(&h, &deadline, limit, why, n) == 0) {
         if ((h.type == SS_TP_ACK || h.type == SS_TP_ERROR) && read_text(&h, text, sizeof text, deadline, why, n) == 0) {
@@ -332,21 +333,22 @@ static ss_run_status torch_run(const ss_target *t, const ss_plan *plan, ss_stora
     const int form = t->scheduled && opts ? opts->schedule : 0;
     const size_t head_len = ss_tp_run_head_size(op);
     const uint64_t in_bytes = input->bytes, src_bytes = op->src_aliased ? 0 : src->bytes;
-    uint8_t hdr[SS_TP_HEADER_SIZE], *head = malloc(head_len);
-    if (!head) { snprintf(why, why_len, "out of memory"); return SS_RUN_FAILED; }
+    uint8_t hdr[SS_TP_HEADER_SIZE], head[SS_TP_RUN_HEAD_MAX];
     const ss_dtype dt = opts ? (ss_dtype)opts->dtype : SS_UINT8;
+    if (head_len > sizeof head) {   /* a validated plan never has more than SS_MAX_NDIM dims */
+        snprintf(why, why_len, "view rank beyond %d", SS_MAX_NDIM);
+        return SS_RUN_FAILED;
+    }
     if (ss_dtype_size(dt) != op->elem_size) {
-        free(head);
         snprintf(why, why_len, "dtype %s does not match the element size %zu", ss_dtype_name(dt), op->elem_size);
         return SS_RUN_FAILED;
     }
     ss_tp_run_head_encode(head, modes[mode_of(t)], spelling_of(t), form >= 0 && form < NFORMS ? forms[form] : "",
                           ss_dtype_name(dt), op);
     ss_tp_header_encode(hdr, SS_TP_RUN, head_len + in_bytes + src_bytes);
-    int ok = write_all(W.to_fd, hdr, sizeof hdr) == 0 && write_all(W.to_fd, head, head_len) == 0 &&
-             write_all(W.to_fd, ss_storage_data(input), in_bytes) == 0 &&
-             write_all(W.to_fd, ss_storage_data(src), src_bytes) == 0;
-    free(head);
+    int ok = ss_write_full(W.to_fd, hdr, sizeof hdr) == 0 && ss_write_full(W.to_fd, head, head_len) == 0 &&
+             ss_write_full(W.to_fd, ss_storage_data(input), in_bytes) == 0 &&
+             ss_write_full(W.to_fd, ss_storage_data(src), src_bytes) == 0;
     const double limit = env_seconds("SSFUZZ_TORCH_TIMEOUT", 300);
     double deadline = ss_now_s() + limit;
     ss_tp_header h;

@@ -37,6 +37,8 @@ int ss_tp_header_decode(const uint8_t in[SS_TP_HEADER_SIZE], ss_tp_header *h, ch
 
 /* The fixed part of a RUN payload: names, op and both views. */
 #define SS_TP_RUN_FIXED 144
+/* The largest head: both views at SS_MAX_NDIM. */
+#define SS_TP_RUN_HEAD_MAX (SS_TP_RUN_FIXED + 2 * (16 + 16 * SS_MAX_NDIM))
 size_t ss_tp_run_head_size(const ss_op *op);
 /* Encodes the head into out (ss_tp_run_head_size bytes). Names longer than
  * their fields (24 bytes; dtype 16) are a caller error: -1. */

@@ -16,6 +16,7 @@ real stdout is kept for frames only.
 import collections
 import os
 import shutil
+import signal
 import struct
 import sys
 import traceback
@@ -27,8 +28,6 @@ RUN_HEAD = struct.Struct("<24s24s24s16sIIqqqqqq")
 VIEW_HEAD = struct.Struct("<qI4x")
 ST_OK, ST_REFUSED, ST_RAISED, ST_ERROR, ST_UNSUPPORTED = 0, 1, 2, 3, 4
 F_ALIASED, F_HAS_START, F_HAS_END = 1, 2, 4
-MODES = ("eager-cpu", "compile-cpu", "compile-dynamic-cpu",
-         "eager-cuda", "compile-cuda", "compile-dynamic-cuda")
 # Compiled functions kept before dynamo's caches are reset (memory, guard time).
 MAX_COMPILES_BEFORE_RESET = 200
 
@@ -389,10 +388,11 @@ def storages(c, buf, at, dtype, device):
 
 
 def run_case(buf, progress):
+    """(status, message, the final storage bytes when the status is OK)."""
     c = Case(buf)
     dtype = dtype_of(c.dtype_name)
     if dtype is None:
-        return ST_UNSUPPORTED, "torch %s has no dtype %s" % (torch.__version__, c.dtype_name)
+        return ST_UNSUPPORTED, "torch %s has no dtype %s" % (torch.__version__, c.dtype_name), None
     device = "cuda" if c.mode.endswith("cuda") else "cpu"
     compiled = "compile" in c.mode
     p = spec_of(c)
@@ -412,16 +412,16 @@ def run_case(buf, progress):
             execute(c, p, fn, st, sst)
     except Exception as exc:             # PyTorch raised: a refusal, or a compile-only failure
         if not compiled:
-            return ST_REFUSED, first_line(exc)
+            return ST_REFUSED, first_line(exc), None
         buf[c.data_at:] = initial
-        return compare_with_eager(c, p, initial, exc, dtype, device)
+        return compare_with_eager(c, p, initial, exc, dtype, device) + (None,)
     if device != "cpu":
         torch.cuda.synchronize()
         cpu_st, cpu_sst = storages(c, buf, c.data_at, dtype, "cpu")
         cpu_st.copy_(st)
         if cpu_sst is not None:
             cpu_sst.copy_(sst)
-    return ST_OK, ""
+    return ST_OK, "", memoryview(buf)[c.data_at:]
 
 
 def compare_with_eager(c, p, initial, exc, dtype, device):
@@ -481,20 +481,16 @@ def main():
                 os.kill(os.getpid(), 11)
             elif fault == "hang":
                 while True:
-                    os.pause() if hasattr(os, "pause") else None
+                    signal.pause()
             elif fault == "garbage":
                 os.write(OUT_FD, b"garbage from the worker\n" * 4)
         try:
-            status, message = run_case(payload, progress)
+            status, message, final = run_case(payload, progress)
         except Exception:
-            status, message = ST_ERROR, "worker: " + traceback.format_exc().strip().splitlines()[-1]
+            status, message, final = ST_ERROR, "worker: " + traceback.format_exc().strip().splitlines()[-1], None
         msg = message.encode("utf-8", "replace")[:2000]
         head = struct.pack("<II", status, len(msg))
-        if status == ST_OK:
-            case = Case(payload)
-            send(T_RESULT, head, msg, memoryview(payload)[case.data_at:])
-        else:
-            send(T_RESULT, head, msg)
+        send(T_RESULT, head, msg, *([final] if status == ST_OK else []))
 
 
 if __name__ == "__main__":
