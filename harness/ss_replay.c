@@ -10,6 +10,7 @@
 #include "ss_fuzz.h"
 #include "ss_isolate.h"
 #include "ss_replay.h"
+#include "ss_torch.h"
 #include "ss_storage.h"
 
 void ss_replay_opts_init(ss_replay_opts *o) {
@@ -190,6 +191,21 @@ static const char *meta_str(const ss_case *c, const char *key) {
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+/* A torch reproducer replayed on another torch than the one that found it:
+ * say so (the file's own python is never run: a case file is untrusted). */
+static void torch_version_note(const ss_replay_ctx *rc, const char *label, const ss_replay_case_result *r,
+                               FILE *diag) {
+    const cJSON *t = rc->c.meta ? cJSON_GetObjectItemCaseSensitive(rc->c.meta, "torch") : NULL;
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(t, "version"), *py = cJSON_GetObjectItemCaseSensitive(t, "python");
+    const char *running = ss_torch_known_version();
+    int ran_torch = 0;
+    for (size_t i = 0; i < r->runs; i++) ran_torch |= !strncmp(r->run[i].target, "torch:", 6);
+    if (!ran_torch || !running || !cJSON_IsString(v) || !strcmp(v->valuestring, running)) return;
+    fprintf(diag, "%s: note: found with torch %.40s%s%.200s%s, replayed on torch %s (--python chooses)\n", label,
+            v->valuestring, cJSON_IsString(py) ? " (" : "", cJSON_IsString(py) ? py->valuestring : "",
+            cJSON_IsString(py) ? ")" : "", running);
+}
+
 /* Runs t under the requested schedule, every schedule, or `only` (>= 0). */
 static void run_target(ss_replay_ctx *rc, const char *label, const ss_target *t, int only, int isolate,
                        ss_replay_case_result *r, const streams *io) {
@@ -289,6 +305,7 @@ void ss_replay_loaded(ss_replay_ctx *rc, const char *label, ss_replay_case_resul
         const int iso = (isolate && !strcmp(t->name, meta_name)) || (iso_engine && !strcmp(t->engine, iso_engine));
         if (t != mt) run_target(rc, label, t, -1, iso, r, &io);
     }
+    torch_version_note(rc, label, r, io.diag);
     size_t n_runs_ok = 0;
     for (size_t i = 0; i < r->runs; i++) n_runs_ok += r->run[i].res.verdict == SS_AGREE;
     if (r->exit_code == SS_EXIT_OK) {

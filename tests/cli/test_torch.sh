@@ -66,6 +66,17 @@ if [ -n "$small" ]; then
     grep -q "MISMATCH torch:eager-cpu:setitem" "$tmp/out" "$tmp/err" && pass "replay names the target" || fail "replay names the target"
     grep -q '"torch":' "$small" && grep -q '"spelling":	"setitem"' "$small" && pass "meta records torch version and spelling" \
         || fail "meta records torch" "$(grep -A8 '"torch"' "$small" | head -8)"
+    # Another torch than the finder's: said in one note; the file's python is never run.
+    "$py" - "$small" "$tmp/other.json" <<'EOF2'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["meta"]["torch"] = {"version": "0.0.1", "python": "/nonexistent/evil-python", "mode": 7}
+json.dump(c, open(sys.argv[2], "w"))
+EOF2
+    "$SSFUZZ" replay -t torch:eager-cpu:setitem "$tmp/other.json" >"$tmp/out" 2>"$tmp/err"
+    if grep -q "note: found with torch 0.0.1 (/nonexistent/evil-python), replayed on torch" "$tmp/err" \
+       && grep -q "MISMATCH torch:eager-cpu:setitem" "$tmp/out"; then pass "a reproducer from another torch: noted, replayed here"
+    else fail "reproducer from another torch" "$(cat "$tmp/err" | head -3)"; fi
 fi
 
 # Corpus expectations: eager's #144861 fails on every torch >= 1.13; compile
