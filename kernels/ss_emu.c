@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ss_emu.h"
+#include "ss_emu_tile.h"
 
 /* Per-thread scratch, grown on demand and kept: no malloc per case. */
 typedef struct { uint8_t *p; size_t cap; } scratch;
@@ -228,7 +229,10 @@ static int run_launch(const ss_klaunch *L, uint8_t *const bufs[SS_KB_COUNT], ss_
     const int copy = L->kind == SS_KL_COPY;
     /* No store of this launch reaches a load or another store: every order
      * gives the forward result, so take the fastest. */
-    if (L->indep) sched = SS_SCHED_FORWARD;
+    if (L->indep) {
+        sched = SS_SCHED_FORWARD;
+        if (copy && ss_emu_copy_transposed(L, src, dst)) return 0;
+    }
     switch (sched) {
     case SS_SCHED_FORWARD:
     case SS_SCHED_REVERSE:
