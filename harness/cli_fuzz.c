@@ -93,12 +93,39 @@ static void sample_aliasing(const ss_fuzz_config *cfg, ss_summary *s) {
     ss_case_free(&c);
 }
 
+/* "  sizes (storage elements): <=4Ki 99.7% of cases, 61.0% of time; ...": the
+ * classes that got any case, each one's share of the cases and of the time
+ * the workers spent. */
+static void share(char *out, size_t n, double part, double whole) {
+    const double p = whole > 0 ? 100.0 * part / whole : 0.0;
+    if (p > 0 && p < 0.1) snprintf(out, n, "<0.1%%");
+    else snprintf(out, n, "%.1f%%", p);
+}
+
+static void print_sizes(const ss_summary *s, FILE *f) {
+    uint64_t cases = 0;
+    double secs = 0;
+    for (int k = 0; k < SS_SIZE_CLASS_COUNT; k++) { cases += s->size_cases[k]; secs += s->size_seconds[k]; }
+    if (!cases) return;
+    fprintf(f, "  sizes (storage elements):");
+    for (int k = 0, first = 1; k < SS_SIZE_CLASS_COUNT; k++) {
+        if (!s->size_cases[k]) continue;
+        char pc[16], pt[16];
+        share(pc, sizeof pc, (double)s->size_cases[k], (double)cases);
+        share(pt, sizeof pt, s->size_seconds[k], secs);
+        fprintf(f, "%s %s %s of cases, %s of time", first ? "" : ";", ss_size_class_label(k), pc, pt);
+        first = 0;
+    }
+    fputc('\n', f);
+}
+
 static void print_summary(const ss_fuzz_config *cfg, const ss_summary *s, int summary_written, FILE *f) {
     fprintf(f, "fuzz: %llu cases in %.1f s (%.0f cases/s), %ld unique finding%s (%ld hit%s) in %zu "
                "signature%s; stopped by %s\n",
             (unsigned long long)s->cases, s->seconds, s->seconds > 0 ? (double)s->cases / s->seconds : 0.0,
             ss_summary_unique(s), ss_summary_unique(s) == 1 ? "" : "s", ss_summary_hits(s),
             ss_summary_hits(s) == 1 ? "" : "s", s->n, s->n == 1 ? "" : "s", s->stopped_by);
+    print_sizes(s, f);
     for (size_t i = 0; i < s->n; i++) {
         const ss_summary_sig *g = &s->sigs[i];
         fprintf(f, "  %-24s %-30s %-9s %6ld hit%s, %ld new reproducer%s%s%s\n", g->kind, g->target,

@@ -26,6 +26,8 @@ typedef struct fz_slot {
     int phase;                 /* 0 idle, 1 checking, 2 minimizing */
     int target, sched, verdict;
     int stop;                  /* set by the parent: finish the current case and report */
+    uint64_t size_cases[SS_SIZE_CLASS_COUNT];   /* cases finished per size class */
+    int64_t size_ns[SS_SIZE_CLASS_COUNT];       /* and the time they took (checks, minimizing) */
 } fz_slot;
 
 typedef struct fz_cmd { uint64_t first, count; } fz_cmd;   /* count 0: exit */
@@ -177,17 +179,19 @@ static void on_finding(fz_worker_state *w, const ss_case *c0, const ss_plan *pla
     STORE(w->slot->phase, 1);
 }
 
-static void run_case(fz_worker_state *w, uint64_t index) {
+/* Runs case `index` on every target; returns its size class. */
+static int run_case(fz_worker_state *w, uint64_t index) {
     const ss_fuzz_config *cfg = w->cfg;
     ss_case c;
     ss_plan plan;
     ss_run_status ref;
     char why[256];
     ss_gen_case(&cfg->gen, cfg->seed, index, &c, NULL);
+    const int size_class = ss_size_class(&c.op);
     if (ss_plan_build_limited(&c.op, cfg->max_bytes, &plan, NULL) ||
         ss_check_prepare(&w->ctx, &c, &plan, &ref, why, sizeof why)) {
         STORE(w->slot->skipped, w->slot->skipped + 1);
-        return;
+        return size_class;
     }
     for (size_t ti = 0; ti < cfg->n_targets; ti++) {
         const ss_target *t = cfg->targets[ti];
@@ -217,6 +221,7 @@ static void run_case(fz_worker_state *w, uint64_t index) {
             break;   /* one finding per target and case: the first failing schedule */
         }
     }
+    return size_class;
 }
 
 static void worker_main(const ss_fuzz_config *cfg, fz_slot *slot, int cmd_fd, int res_fd) {
@@ -244,7 +249,10 @@ static void worker_main(const ss_fuzz_config *cfg, fz_slot *slot, int cmd_fd, in
         for (uint64_t i = cmd.first; i < cmd.first + cmd.count && !LOAD(slot->stop); i++) {
             STORE(slot->cur_index, i);
             STORE(slot->phase, 1);
-            run_case(w, i);
+            const int64_t t0 = now_ns();
+            const int k = run_case(w, i);
+            STORE(slot->size_ns[k], slot->size_ns[k] + (now_ns() - t0));
+            STORE(slot->size_cases[k], slot->size_cases[k] + 1);
             STORE(slot->phase, 0);
             STORE(slot->started_ns, 0);
             STORE(slot->done, slot->done + 1);
@@ -427,6 +435,18 @@ static uint64_t cases_done(const fz_parent *P, uint64_t *skipped, uint64_t *refu
     return d;
 }
 
+/* Cases and worker time per size class, over all workers. */
+static void size_totals(const fz_parent *P, ss_summary *sum) {
+    for (int c = 0; c < SS_SIZE_CLASS_COUNT; c++) {
+        sum->size_cases[c] = 0;
+        sum->size_seconds[c] = 0;
+        for (int k = 0; k < P->n; k++) {
+            sum->size_cases[c] += LOAD(P->w[k].slot->size_cases[c]);
+            sum->size_seconds[c] += (double)LOAD(P->w[k].slot->size_ns[c]) * 1e-9;
+        }
+    }
+}
+
 static void progress(fz_parent *P, double elapsed) {
     const uint64_t d = cases_done(P, NULL, NULL);
     char cases[48], secs[48];
@@ -531,6 +551,7 @@ int ss_fuzz_run(const ss_fuzz_config *cfg, ss_summary *sum) {
     sum->cases = cases_done(&P, &skipped, &refused);
     sum->skipped = (long)skipped;
     sum->refused = (long)refused;
+    size_totals(&P, sum);
     free(pf);
     munmap(slots, (size_t)P.n * sizeof *slots);
     free(P.w);

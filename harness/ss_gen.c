@@ -41,6 +41,30 @@ const char *ss_alias_kind_name(ss_alias_kind k) {
     return (unsigned)k < SS_ALIAS_KIND_COUNT ? kind_names[k] : "?";
 }
 
+/* Upper bounds (elements) of the size classes; the last is open. The first is
+ * the generator's small-case cap, the last its large cases (> 2^20). */
+static const int64_t size_class_max[SS_SIZE_CLASS_COUNT - 1] = {4096, 65536, (int64_t)1 << 20};
+static const char *const size_class_names[SS_SIZE_CLASS_COUNT] = {
+    "up_to_4Ki", "up_to_64Ki", "up_to_1Mi", "over_1Mi"};
+static const char *const size_class_labels[SS_SIZE_CLASS_COUNT] = {"<=4Ki", "<=64Ki", "<=1Mi", ">1Mi"};
+
+int ss_size_class(const ss_op *op) {
+    int64_t n;
+    if (__builtin_add_overflow(op->input_storage_numel, op->src_aliased ? 0 : op->src_storage_numel, &n))
+        return SS_SIZE_CLASS_COUNT - 1;
+    int k = 0;
+    while (k < SS_SIZE_CLASS_COUNT - 1 && n > size_class_max[k]) k++;
+    return k;
+}
+
+const char *ss_size_class_name(int k) {
+    return k >= 0 && k < SS_SIZE_CLASS_COUNT ? size_class_names[k] : "?";
+}
+
+const char *ss_size_class_label(int k) {
+    return k >= 0 && k < SS_SIZE_CLASS_COUNT ? size_class_labels[k] : "?";
+}
+
 void ss_gen_config_default(ss_gen_config *cfg) {
     memset(cfg, 0, sizeof *cfg);
     static const unsigned aw[SS_ALIAS_KIND_COUNT] = {3, 2, 6, 2, 2, 3, 2, 1};

@@ -21,6 +21,13 @@ typedef enum ss_alias_kind {
 
 const char *ss_alias_kind_name(ss_alias_kind k);
 
+/* Size classes of a case by its storage elements (input plus a separate src),
+ * for the campaign summary's share of cases and of time per class. */
+enum { SS_SIZE_CLASS_COUNT = 4 };
+int ss_size_class(const ss_op *op);
+const char *ss_size_class_name(int k);    /* summary.json key: "up_to_4Ki", ... */
+const char *ss_size_class_label(int k);   /* text: "<=4Ki", ... */
+
 typedef struct ss_gen_config {
     unsigned alias_weight[SS_ALIAS_KIND_COUNT];  /* relative weights; 0 disables */
     unsigned dtype_weight[SS_DTYPE_COUNT];

@@ -271,6 +271,20 @@ static int add_aliasing(cJSON *root, const ss_summary *s) {
     return 1;
 }
 
+/* {"up_to_4Ki": {"cases": n, "worker_seconds": s}, ...}: where the campaign's
+ * cases and time went, by size. Counts and seconds (not shares), so that
+ * concurrent campaigns merging into one summary add up. */
+static int add_sizes(cJSON *root, const ss_summary *s) {
+    cJSON *o = cJSON_AddObjectToObject(root, "size_classes"), *k;
+    if (!o) return 0;
+    for (int i = 0; i < SS_SIZE_CLASS_COUNT; i++)
+        if (!(k = cJSON_AddObjectToObject(o, ss_size_class_name(i))) ||
+            !cJSON_AddNumberToObject(k, "cases", (double)s->size_cases[i]) ||
+            !cJSON_AddNumberToObject(k, "worker_seconds", s->size_seconds[i]))
+            return 0;
+    return 1;
+}
+
 int ss_summary_write(const char *dir, const ss_summary *s, ss_error *err) {
     cJSON *root = cJSON_CreateObject(), *arr;
     char num[32];
@@ -288,7 +302,7 @@ int ss_summary_write(const char *dir, const ss_summary *s, ss_error *err) {
              cJSON_AddNumberToObject(root, "unique_findings", (double)s->n_bugs) &&
              cJSON_AddNumberToObject(root, "hits", (double)ss_summary_hits(s)) &&
              cJSON_AddStringToObject(root, "stopped_by", s->stopped_by ? s->stopped_by : "time") &&
-             add_aliasing(root, s) &&
+             add_aliasing(root, s) && add_sizes(root, s) &&
              (arr = cJSON_AddArrayToObject(root, "findings"));
     for (size_t i = 0; ok && i < s->n; i++) {
         const ss_summary_sig *g = &s->sigs[i];

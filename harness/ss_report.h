@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include "ss_case.h"
 #include "ss_error.h"
+#include "ss_gen.h"
 #include "ss_plan.h"
 
 typedef struct ss_finding {
@@ -91,6 +92,9 @@ typedef struct ss_summary {
     /* Cases per aliasing kind (ss_alias_kind) among the first alias_sampled indices. */
     uint64_t alias_sampled;
     long alias_kinds[16];
+    /* Cases finished per size class (ss_size_class) and the worker time they took. */
+    uint64_t size_cases[SS_SIZE_CLASS_COUNT];
+    double size_seconds[SS_SIZE_CLASS_COUNT];
 } ss_summary;
 
 /* Counts one hit; `bug` (may be NULL or "": a repeat of a bug already counted)
