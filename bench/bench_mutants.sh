@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# bench_mutants.sh - detection power: for each emu mutant, a fixed-seed one-core campaign; cases and seconds to the first finding, the reproducer's size and whether re-minimizing shrinks it; then a campaign on the correct targets that must find nothing.
-# Knobs: SSFUZZ, BENCH_MUTANT_TIME (s, default 10), BENCH_SEEDS (default "1"),
+# bench_mutants.sh - detection power: for each emu mutant, a fixed-seed one-core campaign under the old and the new size mix; cases and seconds to the first finding, the reproducer's size and whether re-minimizing shrinks it; then a campaign on the correct targets that must find nothing.
+# Knobs: SSFUZZ, BENCH_MUTANT_TIME (s, default 10), BENCH_SEEDS (default "1"), BENCH_BEFORE_ARGS
+# (the "before" size mix, default "--large-per-mille 3"), BENCH_FUZZ_ARGS (added to "after"),
 # BENCH_SURVIVE_TIME (s, default 60; 0 skips), BENCH_SURVIVE_SEED (default 1).
 set -u
 SSFUZZ=${SSFUZZ:-build/ssfuzz}
@@ -34,35 +35,59 @@ case_core() {
     "$PY" -c 'import json,sys; c=json.load(open(sys.argv[1])); c.pop("meta",None); print(json.dumps(c,sort_keys=True))' "$1"
 }
 
+# Each mutant under two size mixes, side by side: "before" (BENCH_BEFORE_ARGS,
+# the old default of 3 large cases per mille) and "after" (the target set's
+# default, plus BENCH_FUZZ_ARGS): detection must not drop with fewer large cases.
+BEFORE=${BENCH_BEFORE_ARGS:---large-per-mille 3}
 echo "machine: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1); --jobs 1, ${T}s per campaign"
-printf '| mutant | seed | cases to first finding | seconds (incl. minimizing) | signatures | reproducer: rank | storage numel | storage bytes | 1-minimal |\n'
-printf '|---|---|---|---|---|---|---|---|---|\n'
-killed=0 total=0
+echo "size mix: before = '$BEFORE', after = the target set's default${BENCH_FUZZ_ARGS:+ + '$BENCH_FUZZ_ARGS'}"
+printf '| mutant | seed | mix | cases to first finding | seconds (incl. minimizing) | signatures | reproducer: rank | storage numel | storage bytes | 1-minimal |\n'
+printf '|---|---|---|---|---|---|---|---|---|---|\n'
+killed=0 total=0 worse=0
+declare -A first_secs repro_bytes
+run_one() {   # mutant seed mix args...
+    local m=$1 s=$2 mix=$3; shift 3
+    total=$((total + 1))
+    local out="$tmp/out-${m#emu:}-$s-$mix"
+    "$SSFUZZ" fuzz --target "$m" --seed "$s" --time "$T" --jobs 1 --quiet --out "$out" "$@" >"$tmp/log" 2>&1
+    # "finding (0.01 s, case 3): mismatch on T (forward): ... -> PATH"
+    local first
+    first=$(grep -m1 '^finding (' "$tmp/log")
+    if [ -z "$first" ]; then
+        printf '| %s | %s | %s | not killed | - | 0 | - | - | - | - |\n' "$m" "$s" "$mix"
+        first_secs[$m/$s/$mix]=inf
+        return
+    fi
+    killed=$((killed + 1))
+    local secs idx repro sigs rank numel bytes dtype kind minimal again="$tmp/again.json"
+    secs=$(echo "$first" | sed -n 's/^finding (\([0-9.]*\) s, case \([0-9]*\)).*/\1/p')
+    idx=$(echo "$first" | sed -n 's/^finding (\([0-9.]*\) s, case \([0-9]*\)).*/\2/p')
+    repro=$(echo "$first" | sed -n 's/.* -> \([^;]*\.json\).*/\1/p')
+    sigs=$(grep -c '^finding (' "$tmp/log")
+    read -r rank numel bytes dtype kind < <(case_shape "$repro")
+    # 1-minimal: minimizing the reproducer again changes nothing.
+    if "$SSFUZZ" minimize "$repro" --target "$m" --time 20 -o "$again" >/dev/null 2>&1 &&
+       [ "$(case_core "$repro")" = "$(case_core "$again")" ]; then minimal=yes; else minimal=no; fi
+    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s (%s, %s) | %s |\n' "$m" "$s" "$mix" "$((idx + 1))" \
+        "$secs" "$sigs" "$rank" "$numel" "$bytes" "$dtype" "$kind" "$minimal"
+    first_secs[$m/$s/$mix]=$secs
+    repro_bytes[$m/$s/$mix]=$bytes
+}
 for m in $mutants; do
     for s in $SEEDS; do
-        total=$((total + 1))
-        out="$tmp/out-${m#emu:}-$s"
-        "$SSFUZZ" fuzz --target "$m" --seed "$s" --time "$T" --jobs 1 --quiet --out "$out" ${BENCH_FUZZ_ARGS:-} >"$tmp/log" 2>&1
-        # "finding (0.01 s, case 3): mismatch on T (forward): ... -> PATH"
-        first=$(grep -m1 '^finding (' "$tmp/log")
-        if [ -z "$first" ]; then
-            printf '| %s | %s | not killed | - | 0 | - | - | - | - |\n' "$m" "$s"
-            continue
+        # shellcheck disable=SC2086  # the mixes are option lists
+        run_one "$m" "$s" before $BEFORE
+        # shellcheck disable=SC2086
+        run_one "$m" "$s" after ${BENCH_FUZZ_ARGS:-}
+        b=${first_secs[$m/$s/before]} a=${first_secs[$m/$s/after]}
+        # worse: not killed after, or killed more than 1 s later than before
+        if [ "$a" = inf ] && [ "$b" != inf ]; then worse=$((worse + 1))
+        elif [ "$a" != inf ] && [ "$b" != inf ] && awk -v a="$a" -v b="$b" 'BEGIN { exit !(a > b + 1) }'; then
+            worse=$((worse + 1))
         fi
-        killed=$((killed + 1))
-        secs=$(echo "$first" | sed -n 's/^finding (\([0-9.]*\) s, case \([0-9]*\)).*/\1/p')
-        idx=$(echo "$first" | sed -n 's/^finding (\([0-9.]*\) s, case \([0-9]*\)).*/\2/p')
-        repro=$(echo "$first" | sed -n 's/.* -> \([^;]*\.json\).*/\1/p')
-        sigs=$(grep -c '^finding (' "$tmp/log")
-        read -r rank numel bytes dtype kind < <(case_shape "$repro")
-        # 1-minimal: minimizing the reproducer again changes nothing.
-        again="$tmp/again.json"
-        if "$SSFUZZ" minimize "$repro" --target "$m" --time 20 -o "$again" >/dev/null 2>&1 &&
-           [ "$(case_core "$repro")" = "$(case_core "$again")" ]; then minimal=yes; else minimal=no; fi
-        printf '| %s | %s | %s | %s | %s | %s | %s | %s (%s, %s) | %s |\n' "$m" "$s" "$((idx + 1))" \
-            "$secs" "$sigs" "$rank" "$numel" "$bytes" "$dtype" "$kind" "$minimal"
     done
 done
+echo "before -> after: $worse mutant campaign(s) found later or not at all with the new size mix"
 echo "killed: $killed of $total campaigns"
 
 if [ "$SURVIVE" != 0 ]; then

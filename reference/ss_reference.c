@@ -55,17 +55,20 @@ static void copy_elems(uint8_t *d, int64_t dst_st, const uint8_t *s, int64_t src
     }
 }
 
-/* Side of the square tiles of a transposed copy: 32x32 elements of up to
- * 16 bytes stay within L1 on both sides. */
-#define TILE 32
+/* Side of the square tiles of a transposed copy. Small on purpose: the
+ * strided side's rows are often a power of two apart, so its lines share a
+ * few cache sets; 8 of them fit the ways of one set. */
+#define TILE 8
 
 /* A 2-D block where one side walks rows and the other columns (a transpose):
  * copying tile by tile touches each cache line once instead of once per
- * element. Element order does not matter: dst and src share no element. */
+ * element. Tiles go down a strip of columns first, so the strided side's
+ * lines are reused by the next tile. Element order does not matter: dst and
+ * src share no element. */
 static void copy_tiled(uint8_t *d, int64_t d_row, int64_t d_col, const uint8_t *s, int64_t s_row,
                        int64_t s_col, int64_t rows, int64_t cols, size_t es) {
-    for (int64_t r0 = 0; r0 < rows; r0 += TILE)
-        for (int64_t c0 = 0; c0 < cols; c0 += TILE) {
+    for (int64_t c0 = 0; c0 < cols; c0 += TILE)
+        for (int64_t r0 = 0; r0 < rows; r0 += TILE) {
             const int64_t r1 = r0 + TILE < rows ? r0 + TILE : rows;
             const int64_t c1 = c0 + TILE < cols ? c0 + TILE : cols;
             for (int64_t r = r0; r < r1; r++)
