@@ -1,8 +1,9 @@
-# bench/bench.mk - benchmarks: `make bench` (differential loop vs a PyTorch loop, large copies vs memcpy, a plugin call vs a built-in target), `make bench-mutants` (detection power), `make bench-gpu` (cuda:reinplace on a GPU).
+# bench/bench.mk - benchmarks: `make bench` (differential loop vs a PyTorch loop, large copies vs memcpy, a plugin call vs a built-in target, the default campaign under the old and the new size mix), `make bench-mutants` (detection power under both mixes), `make bench-gpu` (cuda:reinplace on a GPU).
 #
 # Knobs: BENCH_CASES (C loop cases), BENCH_PLUGIN_CASES and BENCH_ROUNDS (bench-plugin), BENCH_PEER_CASES (PyTorch loop cases),
 # BENCH_COPY_MIB and BENCH_COPY_REPS (bench_copy storage size, repetitions), BENCH_MUTANT_TIME (seconds per
-# mutant campaign), BENCH_SURVIVE_TIME (correct-target campaign; 0 skips it),
+# mutant campaign), BENCH_SURVIVE_TIME (correct-target campaign; 0 skips it), BENCH_CAMPAIGN_CASES
+# (bench-campaign cases per mix), BENCH_BEFORE_ARGS (the old size mix, default --large-per-mille 3),
 # TORCH_PYTHON (interpreter with torch).
 
 BENCH_DIR          := $(BUILD)/bench
@@ -15,12 +16,12 @@ BENCH_MUTANT_TIME  ?= 10
 BENCH_SURVIVE_TIME ?= 60
 TORCH_PYTHON       ?= /usr/bin/python3
 
-.PHONY: bench bench-loop bench-copy bench-plugin
+.PHONY: bench bench-loop bench-copy bench-plugin bench-campaign
 $(BENCH_DIR)/%: bench/%.c bench/bench_layouts.h $(BUILD)/libssfuzz.a
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -MMD -MP,$(SS_CFLAGS)) $(CFLAGS) $(LDFLAGS) $(SS_LDFLAGS) -o $@ $< $(BUILD)/libssfuzz.a $(LDLIBS)
 
-bench: bench-loop bench-copy bench-plugin
+bench: bench-loop bench-copy bench-plugin bench-campaign
 
 bench-loop: $(BENCH_DIR)/bench_loop
 	@BENCH_DIR=$(BENCH_DIR) BENCH_CASES=$(BENCH_CASES) BENCH_PEER_CASES=$(BENCH_PEER_CASES) \
@@ -35,6 +36,9 @@ $(BENCH_DIR)/bench_plugin_nop.so: bench/bench_plugin_nop.c harness/ssfuzz_plugin
 
 bench-plugin: $(BENCH_DIR)/bench_loop $(BUILD)/plugins/naive.so $(BENCH_DIR)/bench_plugin_nop.so
 	@BENCH_DIR=$(BENCH_DIR) BENCH_PLUGIN=$(BUILD)/plugins/naive.so bash bench/bench_plugin.sh
+
+bench-campaign: $(BUILD)/ssfuzz
+	@SSFUZZ=$(BUILD)/ssfuzz bash bench/bench_campaign.sh
 
 bench-mutants: $(BUILD)/ssfuzz
 	@SSFUZZ=$(BUILD)/ssfuzz BENCH_MUTANT_TIME=$(BENCH_MUTANT_TIME) \

@@ -9,10 +9,11 @@ echo "machine: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cp
 out=$("$dir/bench_loop" --cases "$cases" --seed 1) || { echo "$out"; echo "bench_loop failed"; exit 1; }
 echo "$out"
 rate=$(echo "$out" | sed -n '1s/.* \([0-9]*\) cases\/s.*/\1/p')
-rate_nogen=$(echo "$out" | sed -n 's/^c loop without generation: .* \([0-9]*\) cases\/s.*/\1/p')
+rate_nogen=$(echo "$out" | sed -n 's/^c loop without generation, [0-9]* cases generated in batches.* s, \([0-9]*\) cases\/s.*/\1/p')
+rate_held=$(echo "$out" | sed -n 's/^c loop without generation, the [0-9]* cases all held.* s, \([0-9]*\) cases\/s.*/\1/p')
 "$dir/bench_loop" --cases 1 --seed 1 --export "$peer_cases" "$dir/cases.jsonl" || exit 1
 if ! "$py" -c 'import torch' 2>/dev/null; then
     echo "torch loop: skipped: $py cannot import torch (set TORCH_PYTHON)"
     exit 0
 fi
-"$py" bench/peer_torch.py "$dir/cases.jsonl" --c-rate "$rate" --c-rate-nogen "$rate_nogen"
+"$py" bench/peer_torch.py "$dir/cases.jsonl" --c-rate "$rate" --c-rate-nogen "$rate_nogen" --c-rate-held "$rate_held"

@@ -15,7 +15,7 @@ for r in $(seq "$rounds"); do
         out=$("$dir/bench_loop" --plugin "$naive" --plugin "$dir/bench_plugin_nop.so" --target "$t" \
               --schedule forward --cases "$cases" --seed 1)
         [ $? -le 1 ] || { echo "$out"; echo "bench_loop --target $t failed"; exit 1; }
-        l=$(echo "$out" | sed -n 's/^c loop without generation: .* \([0-9]*\) cases\/s.*/\1/p')
+        l=$(echo "$out" | sed -n 's/^c loop without generation, [0-9]* cases generated in batches.* s, \([0-9]*\) cases\/s.*/\1/p')
         n=$(echo "$out" | sed -n 's/^target run alone: .* \([0-9.]*\) ns per run.*/\1/p')
         [ -z "${loop[$t]:-}" ] || [ "$l" -gt "${loop[$t]}" ] && loop[$t]=$l
         [ -z "${run[$t]:-}" ] || [ "$n" -lt "${run[$t]}" ] && run[$t]=$n

@@ -77,6 +77,18 @@ static int default_targets(ss_fuzz_config *cfg) {
     return cfg->n_targets ? 0 : -1;
 }
 
+/* The generation options of a campaign, for `reproduce:` and meta.found_by.
+ * --large-per-mille is always written: its default depends on the targets
+ * (and `ssfuzz gen`, which regenerates from found_by, has none), so leaving
+ * out a value that equals the generator's default would change the cases. */
+static void fuzz_gen_opts(const ss_gen_config *g, char *out, size_t n) {
+    ss_gen_opts_format(g, out, n);
+    if (!strstr(out, "--large-per-mille")) {
+        const size_t u = strlen(out);
+        snprintf(out + u, n - u, " --large-per-mille %u", g->large_per_mille);
+    }
+}
+
 /* The aliasing kinds the campaign covered: its first cases regenerated from (seed, index),
  * which is cheap (about 0.6 us a case); jobs split the same index space. */
 #define ALIAS_SAMPLE_MAX 1000000u
@@ -145,7 +157,7 @@ static void print_summary(const ss_fuzz_config *cfg, const ss_summary *s, int su
         fprintf(f, " --target %s", cfg->targets[i]->name);
     }
     char gen[200];
-    ss_gen_opts_format(&cfg->gen, gen, sizeof gen);
+    fuzz_gen_opts(&cfg->gen, gen, sizeof gen);
     fprintf(f, "%s%s%s%s\n", cfg->all_schedules ? "" : " --schedule ",
             cfg->all_schedules ? "" : cfg->schedule, gen, cfg->refusal_is_finding ? " --refusal-is-finding" : "");
     if (summary_written) fprintf(f, "summary: %s/summary.json\n", cfg->out);
@@ -270,7 +282,7 @@ int ss_cmd_fuzz(int argc, char **argv) {
     cfg.progress = !quiet && isatty(2);
     cfg.stop = &stop_flag;
     char found_by[160], gen[128];
-    ss_gen_opts_format(&cfg.gen, gen, sizeof gen);
+    fuzz_gen_opts(&cfg.gen, gen, sizeof gen);
     snprintf(found_by, sizeof found_by, "ssfuzz fuzz --seed %llu%s", (unsigned long long)cfg.seed, gen);
     cfg.found_by = found_by;
 

@@ -55,3 +55,13 @@ assert per("over_1Mi") > 20 * per("up_to_4Ki"), s
 PY
 then pass "summary.json: cases and worker time per size class add up"
 else fail "summary.json size_classes" "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["size_classes"])' "$out/summary.json" 2>&1 | head -c 400)"; fi
+
+# A mix equal to the generator's default but not to the target set's (emu-only
+# campaigns default to 0) is still written out: rerunning `reproduce:`, or
+# regenerating from meta.found_by with `ssfuzz gen`, must give the same cases.
+"$SSFUZZ" fuzz --target emu:mut-alias-unchecked --seed 2 --cases 50 --large-per-mille 3 --out "$tmp/m" -q >"$tmp/m.log" 2>&1
+repro=$(ls "$tmp"/m/*.json 2>/dev/null | grep -v summary.json | head -1)
+if grep -q '^reproduce: .* --large-per-mille 3$' "$tmp/m.log" && [ -n "$repro" ] &&
+   python3 -c 'import json,sys; assert "--large-per-mille 3" in json.load(open(sys.argv[1]))["meta"]["found_by"]' "$repro"
+then pass "an explicit --large-per-mille 3 is kept in reproduce: and meta.found_by"
+else fail "an explicit --large-per-mille 3 is kept" "$(grep reproduce: "$tmp/m.log"); ${repro:-no reproducer}"; fi
