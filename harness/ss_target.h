@@ -37,6 +37,14 @@ int ss_schedule_known(const char *name);
 /* Every schedule name of every target, comma-separated (for error messages). */
 const char *ss_schedule_list(void);
 
+/* 1 when every schedule of t is known to give the same result on this case,
+ * so that a campaign may run one for all: the emulator's program for it is
+ * refused before running, or order-free in every launch (it then runs every
+ * schedule as the forward one). 0 otherwise and for every other engine (the
+ * torch engine's schedules are input forms, not orders). Storages with
+ * SS_GUARD_DEFAULT bands. */
+int ss_target_schedules_agree(const ss_target *t, const ss_plan *plan);
+
 /* The class of a schedule for deduplicating findings: "sequential" (an element
  * loop: forward, reverse) or "wave" (loads before stores: lockstep, warp, random)
  * for the emulator's; any other schedule is its own class; "" for NULL. */

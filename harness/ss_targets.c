@@ -8,6 +8,7 @@
 #include "ss_cuda.h"
 #include "ss_cuda_iso.h"
 #include "ss_plugin.h"
+#include "ss_storage.h"
 #include "ss_torch.h"
 
 static const char *emu_unavailable(const ss_target *t) { (void)t; return NULL; }
@@ -47,6 +48,11 @@ static ss_run_status emu_run(const ss_target *t, const ss_plan *plan, ss_storage
     static const ss_run_opts forward = {SS_SCHED_FORWARD, 0, 0};
     return ss_emu_run(kernel_of(t), &plan->op, input, plan->op.src_aliased ? NULL : src,
                       opts ? opts : &forward, why, why_len);
+}
+
+int ss_target_schedules_agree(const ss_target *t, const ss_plan *plan) {
+    if (t->run != emu_run) return 0;   /* only the registry's emu targets run this */
+    return ss_emu_schedules_agree(kernel_of(t), &plan->op, SS_GUARD_DEFAULT);
 }
 
 static ss_run_status cuda_run(const ss_target *t, const ss_plan *plan, ss_storage *input,

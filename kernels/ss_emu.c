@@ -266,6 +266,15 @@ int ss_emu_exec(const ss_kprog *prog, uint8_t *const bufs[SS_KB_COUNT], const ss
     return 0;
 }
 
+int ss_emu_schedules_agree(ss_kernel_id k, const ss_op *op, size_t guard) {
+    ss_kprog prog;
+    char why[8];
+    if (ss_kprog_build(k, op, guard, guard, &prog, why, sizeof why) != SS_RUN_OK) return 1;
+    for (int i = 0; i < prog.nlaunch; i++)
+        if (!prog.launch[i].indep) return 0;
+    return 1;
+}
+
 ss_run_status ss_emu_run(ss_kernel_id k, const ss_op *op, ss_storage *input, ss_storage *src,
                          const ss_run_opts *opts, char *why, size_t why_len) {
     ss_kprog prog;

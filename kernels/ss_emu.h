@@ -17,6 +17,12 @@ ss_run_status ss_emu_run(ss_kernel_id k, const ss_op *op, ss_storage *input, ss_
  * opts->seed and i. 0 ok, -1 out of memory for schedule scratch. */
 int ss_emu_exec(const ss_kprog *prog, uint8_t *const bufs[SS_KB_COUNT], const ss_run_opts *opts);
 
+/* 1 when kernel k gives one result on op under every schedule: its program
+ * is refused before running (same answer in any order), or every launch is
+ * order-free (ss_klaunch.indep, which the emulator then runs forward whatever
+ * the schedule). Storages with `guard`-byte bands, as ss_emu_run plans them. */
+int ss_emu_schedules_agree(ss_kernel_id k, const ss_op *op, size_t guard);
+
 /* Free this thread's scratch buffers (optional; for leak checkers). */
 void ss_emu_release(void);
 

@@ -314,12 +314,73 @@ static void test_transposed_tiles_match_item_loop(void **state) {
     assert_int_equal(ss_emu_copy_transposed(&L, NULL, NULL), 0);
 }
 
+/* ss_target_schedules_agree is exact where it says yes: on generated cases,
+ * for every emu target (mutants too), each schedule leaves the storages
+ * byte for byte as the forward one does; and it says no where order matters. */
+static void test_schedules_agree_is_exact(void **state) {
+    (void)state;
+    ss_gen_config cfg;
+    ss_gen_config_default(&cfg);
+    cfg.max_numel = 1 << 12;
+    cfg.large_per_mille = 0;
+    ss_check_ctx ctx;
+    ss_check_ctx_init(&ctx);
+    static uint8_t fwd_in[1 << 16], fwd_src[1 << 16];
+    int agreed = 0, not_agreed = 0;
+    for (uint64_t i = 0; i < 1500; i++) {
+        ss_case c;
+        ss_case_init(&c);
+        assert_int_equal(ss_gen_case(&cfg, 11, i, &c, NULL), 0);
+        ss_plan plan;
+        ss_error err;
+        ss_run_status ref;
+        char why[256];
+        if (ss_plan_build(&c.op, &plan, &err) || ss_check_prepare(&ctx, &c, &plan, &ref, why, sizeof why) ||
+            ctx.tgt_in.bytes + 2 * ctx.tgt_in.guard > sizeof fwd_in) {
+            ss_case_free(&c);
+            continue;
+        }
+        for (size_t k = 0; k < ss_target_count(); k++) {
+            const ss_target *t = ss_target_at(k);
+            if (strcmp(t->engine, "emu")) continue;
+            if (!ss_target_schedules_agree(t, &plan)) { not_agreed++; continue; }
+            agreed++;
+            for (int s = 0; s < SS_SCHED_COUNT; s++) {
+                const ss_run_opts o = {s, 7, 0};
+                ss_check_result res;
+                ss_check_target(&ctx, &plan, ref, t, &o, &res);
+                const size_t nin = ctx.tgt_in.bytes + 2 * ctx.tgt_in.guard;
+                const size_t nsrc = ctx.tgt_src.bytes + 2 * ctx.tgt_src.guard;
+                if (s == 0) {
+                    memcpy(fwd_in, ctx.tgt_in.base, nin);
+                    memcpy(fwd_src, ctx.tgt_src.base, nsrc);
+                } else if (memcmp(fwd_in, ctx.tgt_in.base, nin) || memcmp(fwd_src, ctx.tgt_src.base, nsrc)) {
+                    fail_msg("case %llu on %s: schedule %s differs from forward, yet said to agree",
+                             (unsigned long long)i, t->name, ss_schedule_name((ss_schedule)s));
+                }
+            }
+        }
+        ss_case_free(&c);
+    }
+    assert_true(agreed > 1000 && not_agreed > 100);
+    /* an order-dependent launch: the unchecked mutant on x[1:] = x[:-1] */
+    ss_case c = case_of(hand_case(0, 4), 1);
+    ss_plan plan;
+    ss_error err;
+    assert_int_equal(ss_plan_build(&c.op, &plan, &err), 0);
+    assert_int_equal(ss_target_schedules_agree(ss_target_find("emu:mut-alias-unchecked"), &plan), 0);
+    assert_int_equal(ss_target_schedules_agree(ss_target_find("emu:reinplace"), &plan), 1);   /* staged */
+    assert_int_equal(ss_target_schedules_agree(ss_target_find("cuda:reinplace"), &plan), 0);   /* not the emulator */
+    ss_check_ctx_free(&ctx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hand_cases_all_schedules),
         cmocka_unit_test(test_unchecked_alias_lockstep_vs_forward),
         cmocka_unit_test(test_forward_bulk_matches_item_loop),
         cmocka_unit_test(test_transposed_tiles_match_item_loop),
+        cmocka_unit_test(test_schedules_agree_is_exact),
         cmocka_unit_test(test_dependent_launch_schedules),
         cmocka_unit_test(test_generated_cases),
         cmocka_unit_test(test_generated_large_cases),
