@@ -9,7 +9,7 @@
 BENCH_DIR          := $(BUILD)/bench
 BENCH_BIN          := $(BENCH_DIR)/bench_loop $(BENCH_DIR)/bench_copy
 BENCH_CASES        ?= 300000
-BENCH_PEER_CASES   ?= 100000
+BENCH_PEER_CASES   ?= 50000
 BENCH_COPY_MIB     ?= 256
 BENCH_COPY_REPS    ?= 5
 BENCH_MUTANT_TIME  ?= 10
