@@ -10,6 +10,8 @@ BENCH_DIR          := $(BUILD)/bench
 BENCH_BIN          := $(BENCH_DIR)/bench_loop $(BENCH_DIR)/bench_copy
 BENCH_CASES        ?= 300000
 BENCH_PEER_CASES   ?= 50000
+BENCH_CAMPAIGN_CASES ?= 50000
+BENCH_BASELINE_SSFUZZ ?=
 BENCH_COPY_MIB     ?= 256
 BENCH_COPY_REPS    ?= 5
 BENCH_MUTANT_TIME  ?= 10
@@ -38,7 +40,8 @@ bench-plugin: $(BENCH_DIR)/bench_loop $(BUILD)/plugins/naive.so $(BENCH_DIR)/ben
 	@BENCH_DIR=$(BENCH_DIR) BENCH_PLUGIN=$(BUILD)/plugins/naive.so bash bench/bench_plugin.sh
 
 bench-campaign: $(BUILD)/ssfuzz
-	@SSFUZZ=$(BUILD)/ssfuzz bash bench/bench_campaign.sh
+	@SSFUZZ=$(BUILD)/ssfuzz BENCH_CAMPAIGN_CASES=$(BENCH_CAMPAIGN_CASES) BENCH_BASELINE_SSFUZZ=$(BENCH_BASELINE_SSFUZZ) \
+	    bash bench/bench_campaign.sh
 
 bench-mutants: $(BUILD)/ssfuzz
 	@SSFUZZ=$(BUILD)/ssfuzz BENCH_MUTANT_TIME=$(BENCH_MUTANT_TIME) \
