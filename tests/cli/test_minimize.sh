@@ -42,10 +42,14 @@ then pass "minimize shrinks offset 191 / storage 213 (mut-end-unclamped) to <= 3
 else fail "minimize shrinks offset 191 / storage 213 (mut-end-unclamped) to <= 3 elements" "$(tail -3 "$tmp/err")"; fi
 
 # Detection power (README performance section): each emu mutant's first seed-1
-# reproducer has the table's rank and storage numel, and is 1-minimal.
-rows=$(sed -n '/^### Detection power/,/^### /p' README.md | grep '^| emu:mut-')
-[ -n "$rows" ] || fail "README detection-power table found"
-while IFS='|' read -r _ m _ _ _ rank numel _; do
+# reproducer under the default size mix (the table's "after" rows, which follow
+# each mutant's "before" row) has the table's rank and storage numel, and is
+# 1-minimal.
+rows=$(sed -n '/^### Detection power/,/^### /p' README.md | awk -F'|' '
+    $2 ~ /emu:mut-/ { m = $2 }
+    $3 ~ /^ *after *$/ && m != "" { print m "|" $7 "|" $8; m = "" }')
+[ "$(echo "$rows" | grep -c 'emu:mut-')" -ge 7 ] || fail "README detection-power table found" "rows: $rows"
+while IFS='|' read -r m rank numel; do
     m=$(echo $m) rank=$(echo $rank) numel=$(echo $numel)
     out="$tmp/f-${m#emu:}"
     "$SSFUZZ" fuzz --target "$m" --seed 1 --cases 300 --jobs 1 -q --out "$out" >"$tmp/log" 2>&1
