@@ -180,17 +180,17 @@ int main(int argc, char **argv) {
             const double h = check_cases(&ctx, pre, n_pre, t, &ropts, NULL);
             if (h < secs_held) secs_held = h;
         }
-        double g = 0, c = 0;
+        double g = 0, chk = 0;
         for (uint64_t b = 0; b < n_pre; b += BATCH) {
             const uint64_t n = n_pre - b < BATCH ? n_pre - b : BATCH;
             const double g0 = now_s();
             for (uint64_t i = 0; i < n; i++)
                 if (ss_gen_case(&cfg, o.seed, b + i, &bat[i], NULL) != 0) { fprintf(stderr, "out of memory\n"); return 1; }
             g += now_s() - g0;
-            c += check_cases(&ctx, bat, n, t, &ropts, timed ? &ph : NULL);
+            chk += check_cases(&ctx, bat, n, t, &ropts, timed ? &ph : NULL);
             for (uint64_t i = 0; i < n; i++) ss_case_free(&bat[i]);
         }
-        if (!timed && c < secs_batched) secs_batched = c;
+        if (!timed && chk < secs_batched) secs_batched = chk;
         if (!timed && g < secs_gen) secs_gen = g;
     }
     free(bat);
