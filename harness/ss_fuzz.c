@@ -371,6 +371,12 @@ static void record_dead(fz_parent *P, fz_proc *w, const char *why, int sticky) {
     snprintf(found_by, sizeof found_by, "%s", P->cfg->found_by ? P->cfg->found_by : "ssfuzz fuzz");
     ss_case c;
     ss_gen_case(&P->cfg->gen, P->cfg->seed, index, &c, NULL);
+    /* The worker died before counting this case in its size class: count it
+     * here, with the time its last run took. */
+    const int k = ss_size_class(&c.op);
+    const int64_t started = LOAD(w->slot->started_ns);
+    STORE(w->slot->size_cases[k], w->slot->size_cases[k] + 1);
+    if (started) STORE(w->slot->size_ns[k], w->slot->size_ns[k] + (now_ns() - started));
     ss_finding f = {kind, t->name, sched_of(t, sched), 1, 1, P->cfg->seed, index,
                     ss_min_numel(&c), c.op.input.ndim, 0, found_by, detail};
     ss_error err;

@@ -65,3 +65,14 @@ if grep -q '^reproduce: .* --large-per-mille 3$' "$tmp/m.log" && [ -n "$repro" ]
    python3 -c 'import json,sys; assert "--large-per-mille 3" in json.load(open(sys.argv[1]))["meta"]["found_by"]' "$repro"
 then pass "an explicit --large-per-mille 3 is kept in reproduce: and meta.found_by"
 else fail "an explicit --large-per-mille 3 is kept" "$(grep reproduce: "$tmp/m.log"); ${repro:-no reproducer}"; fi
+
+# A case that kills its worker is still counted in its size class (by the parent).
+SSFUZZ_TEST_FAULT=crash:5 "$SSFUZZ" fuzz --target emu:reinplace --seed 3 --cases 20 --jobs 1 --out "$tmp/crash" -q >"$tmp/crash.log" 2>&1
+if python3 - "$tmp/crash/summary.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["hits"] >= 1, d
+assert sum(v["cases"] for v in d["size_classes"].values()) == d["cases"] == 20, (d["cases"], d["size_classes"])
+PY
+then pass "a crashed case is counted in its size class"
+else fail "a crashed case is counted in its size class" "$(tail -2 "$tmp/crash.log")"; fi
