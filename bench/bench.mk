@@ -12,6 +12,7 @@ BENCH_CASES        ?= 300000
 BENCH_PEER_CASES   ?= 50000
 BENCH_CAMPAIGN_CASES ?= 50000
 BENCH_BASELINE_SSFUZZ ?=
+BENCH_BASELINE_REV ?= c240531
 BENCH_COPY_MIB     ?= 256
 BENCH_COPY_REPS    ?= 5
 BENCH_MUTANT_TIME  ?= 10
@@ -41,6 +42,7 @@ bench-plugin: $(BENCH_DIR)/bench_loop $(BUILD)/plugins/naive.so $(BENCH_DIR)/ben
 
 bench-campaign: $(BUILD)/ssfuzz
 	@SSFUZZ=$(BUILD)/ssfuzz BENCH_CAMPAIGN_CASES=$(BENCH_CAMPAIGN_CASES) BENCH_BASELINE_SSFUZZ=$(BENCH_BASELINE_SSFUZZ) \
+	    BENCH_BASELINE_REV=$(BENCH_BASELINE_REV) \
 	    bash bench/bench_campaign.sh
 
 bench-mutants: $(BUILD)/ssfuzz

@@ -1,17 +1,34 @@
 #!/usr/bin/env bash
 # bench_campaign.sh - the default campaign (`ssfuzz fuzz` on the default targets) under the old
 # size mix and the new default, side by side in one run: cases/s, the ratio, and where each
-# spent its time by size class (the summary's own line). With BENCH_BASELINE_SSFUZZ (an older
-# build's binary) that build's default campaign runs first, for a before/after of the code too.
+# spent its time by size class (the summary's own line). The default campaign of a baseline
+# build runs first, for a before/after of the code too: BENCH_BASELINE_SSFUZZ (an older
+# build's binary), else BENCH_BASELINE_REV (a commit, default c240531: before the campaign
+# efficiency work) built from `git archive` in a scratch directory (without nvcc; skipped,
+# saying why, outside a git checkout or when it does not build).
 # Knobs: SSFUZZ, BENCH_CAMPAIGN_CASES (default 50000), BENCH_CAMPAIGN_SEED (default 3),
-# BENCH_BEFORE_ARGS (the old mix, default "--large-per-mille 3"), BENCH_BASELINE_SSFUZZ.
+# BENCH_BEFORE_ARGS (the old mix, default "--large-per-mille 3"), BENCH_BASELINE_SSFUZZ,
+# BENCH_BASELINE_REV ("" for none).
 set -u
 SSFUZZ=${SSFUZZ:-build/ssfuzz}
 N=${BENCH_CAMPAIGN_CASES:-50000}
 SEED=${BENCH_CAMPAIGN_SEED:-3}
 BEFORE=${BENCH_BEFORE_ARGS:---large-per-mille 3}
 BASE=${BENCH_BASELINE_SSFUZZ:-}
+REV=${BENCH_BASELINE_REV-c240531}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+if [ -z "$BASE" ] && [ -n "$REV" ]; then
+    if ! git rev-parse --verify -q "$REV^{commit}" >/dev/null 2>&1; then
+        echo "baseline: skipped: $REV is not a commit of this checkout"
+    elif mkdir -p "$tmp/base" && git archive "$REV" | tar -x -C "$tmp/base" &&
+         make -C "$tmp/base" NVCC= build/ssfuzz >"$tmp/base.log" 2>&1; then
+        BASE=$tmp/base/build/ssfuzz
+        echo "baseline: commit $REV, built in a scratch directory"
+    else
+        echo "baseline: skipped: commit $REV does not build here ($(tail -1 "$tmp/base.log" 2>/dev/null))"
+    fi
+fi
 
 echo "machine: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1); --jobs 1, seed $SEED, $N cases"
 run() {   # label binary args...: prints the campaign's summary lines; its rate goes to $tmp/label.rate
@@ -33,5 +50,5 @@ echo "size mix alone (this build, old mix -> default): $(ratio "$(cat "$tmp/old-
 if [ -n "$BASE" ]; then
     echo "default campaign, baseline build -> this build: $(ratio "$(cat "$tmp/baseline.rate")" "$(cat "$tmp/new-default.rate")") (aim: >= 5x)"
 else
-    echo "(set BENCH_BASELINE_SSFUZZ to an older build's ssfuzz for the code's before/after too)"
+    echo "(no baseline build: set BENCH_BASELINE_SSFUZZ or BENCH_BASELINE_REV for the code's before/after too)"
 fi
