@@ -61,7 +61,8 @@ int ss_sarif_write(const char *path, const ss_check_list *l, ss_error *err);
 /* The SARIF document ss_sarif_write writes (l may be NULL: no results), for callers
  * that add results of their own (triage); NULL out of memory. */
 struct cJSON *ss_sarif_document(const ss_check_list *l);
-/* A path as a relative URI reference (RFC 3986 unreserved and '/' kept, the rest %XX). */
-void ss_sarif_uri(const char *path, char *out, size_t n);
+/* result.locations: one physical location, the file at `path` as a relative URI
+ * reference (RFC 3986 unreserved and '/' kept, the rest %XX), line 1. */
+void ss_sarif_add_location(struct cJSON *result, const char *path);
 
 #endif

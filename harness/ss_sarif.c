@@ -37,7 +37,7 @@ static cJSON *add_text(cJSON *parent, const char *key, const char *text) {
 
 /* A path as a relative URI reference: RFC 3986 unreserved characters and '/'
  * pass, every other byte is percent-encoded. */
-void ss_sarif_uri(const char *path, char *out, size_t n) {
+static void sarif_uri(const char *path, char *out, size_t n) {
     static const char hex[] = "0123456789ABCDEF";
     size_t o = 0;
     for (const unsigned char *p = (const unsigned char *)path; *p && o + 4 < n; p++) {
@@ -51,6 +51,17 @@ void ss_sarif_uri(const char *path, char *out, size_t n) {
         }
     }
     out[o] = 0;
+}
+
+void ss_sarif_add_location(cJSON *result, const char *path) {
+    char uri[1200];
+    sarif_uri(path, uri, sizeof uri);
+    cJSON *phys = cJSON_CreateObject();
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(phys, "artifactLocation"), "uri", uri);
+    cJSON_AddNumberToObject(cJSON_AddObjectToObject(phys, "region"), "startLine", 1);
+    cJSON *loc = cJSON_CreateObject();
+    cJSON_AddItemToObject(loc, "physicalLocation", phys);
+    cJSON_AddItemToArray(cJSON_AddArrayToObject(result, "locations"), loc);
 }
 
 static cJSON *driver(void) {
@@ -81,13 +92,7 @@ static cJSON *result(const ss_check_record *c) {
     char msg[1400];
     snprintf(msg, sizeof msg, "%s: %s", c->target, c->message);
     add_text(r, "message", msg);
-    cJSON *phys = cJSON_CreateObject();
-    ss_sarif_uri(c->case_path, clean, sizeof clean);
-    cJSON_AddStringToObject(cJSON_AddObjectToObject(phys, "artifactLocation"), "uri", clean);
-    cJSON_AddNumberToObject(cJSON_AddObjectToObject(phys, "region"), "startLine", 1);
-    cJSON *loc = cJSON_CreateObject();
-    cJSON_AddItemToObject(loc, "physicalLocation", phys);
-    cJSON_AddItemToArray(cJSON_AddArrayToObject(r, "locations"), loc);
+    ss_sarif_add_location(r, c->case_path);
     /* Stable across runs: the same case, target and signature is the same finding. */
     snprintf(msg, sizeof msg, "%s|%s|%s", c->case_path, c->target, id);
     ss_text_sanitize(msg, clean, sizeof clean);

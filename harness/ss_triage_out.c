@@ -190,13 +190,7 @@ static cJSON *sarif_result(const cJSON *run, const ss_triage_item *it) {
              it->upstream[0] ? "; upstream " : "", it->upstream);
     ss_text_sanitize(msg, clean, sizeof clean);
     cJSON_AddStringToObject(cJSON_AddObjectToObject(r, "message"), "text", clean);
-    cJSON *phys = cJSON_CreateObject();
-    ss_sarif_uri(it->reproducer, clean, sizeof clean);
-    cJSON_AddStringToObject(cJSON_AddObjectToObject(phys, "artifactLocation"), "uri", clean);
-    cJSON_AddNumberToObject(cJSON_AddObjectToObject(phys, "region"), "startLine", 1);
-    cJSON *loc = cJSON_CreateObject();
-    cJSON_AddItemToObject(loc, "physicalLocation", phys);
-    cJSON_AddItemToArray(cJSON_AddArrayToObject(r, "locations"), loc);
+    ss_sarif_add_location(r, it->reproducer);
     ss_text_sanitize(it->signature, clean, sizeof clean);
     cJSON_AddStringToObject(cJSON_AddObjectToObject(r, "partialFingerprints"), "ssfuzzFinding/v1", clean);
     cJSON_AddStringToObject(r, "baselineState", it->cls == SS_TRIAGE_KNOWN ? "unchanged" : "new");
