@@ -80,14 +80,16 @@ for m in $mutants; do
         # shellcheck disable=SC2086
         run_one "$m" "$s" after ${BENCH_FUZZ_ARGS:-}
         b=${first_secs[$m/$s/before]} a=${first_secs[$m/$s/after]}
-        # worse: not killed after, or killed more than 1 s later than before
+        # worse: not killed after, killed more than 1 s later, or a larger reproducer
         if [ "$a" = inf ] && [ "$b" != inf ]; then worse=$((worse + 1))
-        elif [ "$a" != inf ] && [ "$b" != inf ] && awk -v a="$a" -v b="$b" 'BEGIN { exit !(a > b + 1) }'; then
+        elif [ "$a" != inf ] && [ "$b" != inf ] &&
+             { awk -v a="$a" -v b="$b" 'BEGIN { exit !(a > b + 1) }' ||
+               [ "${repro_bytes[$m/$s/after]}" -gt "${repro_bytes[$m/$s/before]}" ]; }; then
             worse=$((worse + 1))
         fi
     done
 done
-echo "before -> after: $worse mutant campaign(s) found later or not at all with the new size mix"
+echo "before -> after: $worse mutant campaign(s) found later, not at all, or with a larger reproducer under the new size mix"
 echo "killed: $killed of $total campaigns"
 
 if [ "$SURVIVE" != 0 ]; then
