@@ -82,8 +82,10 @@ static int default_targets(ss_fuzz_config *cfg) {
  * (and `ssfuzz gen`, which regenerates from found_by, has none), so leaving
  * out a value that equals the generator's default would change the cases. */
 static void fuzz_gen_opts(const ss_gen_config *g, char *out, size_t n) {
-    ss_gen_opts_format(g, out, n);
-    if (!strstr(out, "--large-per-mille")) {
+    ss_gen_opts_format(g, out, n);   /* writes it only where it differs from the generator's */
+    ss_gen_config d;
+    ss_gen_config_default(&d);
+    if (g->large_per_mille == d.large_per_mille) {
         const size_t u = strlen(out);
         snprintf(out + u, n - u, " --large-per-mille %u", g->large_per_mille);
     }
