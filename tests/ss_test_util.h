@@ -1,9 +1,13 @@
-/* ss_test_util.h - small builders shared by the test files (ops and views by hand). */
+/* ss_test_util.h - small builders shared by the test files (ops and views by hand, one check). */
 #ifndef SS_TEST_UTIL_H
 #define SS_TEST_UTIL_H
 
 #include <string.h>
+#include "ss_case.h"
+#include "ss_check.h"
 #include "ss_plan.h"
+#include "ss_plan_build.h"
+#include "ss_target.h"
 
 /* A view from up to SS_MAX_NDIM sizes/strides given as arrays. */
 static inline ss_view tu_view(int64_t offset, int ndim, const int64_t *sizes, const int64_t *strides) {
@@ -46,6 +50,29 @@ static inline ss_op tu_op(size_t es, int64_t numel, ss_view input, ss_view src, 
     op.end = end;
     op.step = step;
     return op;
+}
+
+/* Checks t on op (float32, seeded fill 3, buffers of its own) under `opts`
+ * (NULL: forward) into *res. Fails the test when op does not validate or its
+ * storages cannot be prepared (cmocka.h comes before this header). */
+static inline ss_verdict tu_check(const ss_target *t, ss_op op, const ss_run_opts *opts, ss_check_result *res) {
+    ss_case c;
+    ss_case_init(&c);
+    c.dtype = SS_FLOAT32;
+    c.op = op;
+    c.fill_seed = 3;
+    ss_plan plan;
+    ss_error err;
+    if (ss_plan_build(&c.op, &plan, &err)) fail_msg("%s: %s", err.field, err.msg);
+    ss_check_ctx ctx;
+    ss_check_ctx_init(&ctx);
+    ss_run_status ref;
+    char why[256];
+    if (ss_check_prepare(&ctx, &c, &plan, &ref, why, sizeof why)) fail_msg("%s", why);
+    ss_check_target(&ctx, &plan, ref, t, opts, res);
+    ss_check_ctx_free(&ctx);
+    ss_case_free(&c);
+    return res->verdict;
 }
 
 #define TU_ARR(...) ((const int64_t[]){__VA_ARGS__})

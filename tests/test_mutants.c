@@ -16,24 +16,9 @@
 static ss_verdict verdict(const char *target, ss_op op, ss_schedule s) {
     const ss_target *t = ss_target_find(target);
     if (!t) fail_msg("no target %s", target);
-    ss_case c;
-    ss_case_init(&c);
-    c.dtype = SS_FLOAT32;
-    c.op = op;
-    c.fill_seed = 3;
-    ss_plan plan;
-    ss_error err;
-    if (ss_plan_build(&c.op, &plan, &err)) fail_msg("%s: %s", err.field, err.msg);
-    ss_check_ctx ctx;
-    ss_check_ctx_init(&ctx);
-    ss_run_status ref;
-    char why[256];
-    if (ss_check_prepare(&ctx, &c, &plan, &ref, why, sizeof why)) fail_msg("%s", why);
     const ss_run_opts opts = {s, 1, 0};
     ss_check_result res;
-    ss_check_target(&ctx, &plan, ref, t, &opts, &res);
-    ss_check_ctx_free(&ctx);
-    return res.verdict;
+    return tu_check(t, op, &opts, &res);
 }
 
 static ss_op separate(ss_op op, int64_t src_numel) {

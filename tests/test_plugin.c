@@ -95,23 +95,9 @@ static void test_bad_descriptors(void **state) {
 }
 
 static ss_verdict check(const ss_target *t, ss_op op, char *why, size_t n) {
-    ss_case c;
-    ss_case_init(&c);
-    c.dtype = SS_FLOAT32;
-    c.op = op;
-    c.fill_seed = 3;
-    ss_plan plan;
-    ss_error err;
-    if (ss_plan_build(&c.op, &plan, &err)) fail_msg("%s: %s", err.field, err.msg);
-    ss_check_ctx ctx;
-    ss_check_ctx_init(&ctx);
-    ss_run_status ref;
-    if (ss_check_prepare(&ctx, &c, &plan, &ref, why, n)) fail_msg("%s", why);
     ss_check_result res;
-    ss_check_target(&ctx, &plan, ref, t, NULL, &res);
+    tu_check(t, op, NULL, &res);
     snprintf(why, n, "%s", res.why);
-    ss_check_ctx_free(&ctx);
-    ss_case_free(&c);
     return res.verdict;
 }
 
