@@ -336,7 +336,8 @@ static void test_schedules_agree_is_exact(void **state) {
         ss_run_status ref;
         char why[256];
         if (ss_plan_build(&c.op, &plan, &err) || ss_check_prepare(&ctx, &c, &plan, &ref, why, sizeof why) ||
-            ctx.tgt_in.bytes + 2 * ctx.tgt_in.guard > sizeof fwd_in) {
+            ctx.tgt_in.bytes + 2 * ctx.tgt_in.guard > sizeof fwd_in ||
+            ctx.tgt_src.bytes + 2 * ctx.tgt_src.guard > sizeof fwd_src) {
             ss_case_free(&c);
             continue;
         }
