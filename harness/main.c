@@ -50,6 +50,16 @@ static int load_plugin(const char *path) {
     return -1;
 }
 
+/* 1 when argv[*i] is global option `name`, as "NAME VALUE" (then *i moves to
+ * the value) or "NAME=VALUE"; *value is the value, NULL when missing or empty. */
+static int global_value(int argc, char **argv, int *i, const char *name, const char **value) {
+    const size_t n = strlen(name);
+    if (strncmp(argv[*i], name, n) || (argv[*i][n] != '\0' && argv[*i][n] != '=')) return 0;
+    const char *v = argv[*i][n] == '=' ? argv[*i] + n + 1 : (*i + 1 < argc ? argv[++*i] : NULL);
+    *value = v && *v ? v : NULL;
+    return 1;
+}
+
 static int take_global_options(int *argc, char **argv) {
     ss_error err;
     if (ss_plugin_load_env(&err)) {
@@ -62,18 +72,17 @@ static int take_global_options(int *argc, char **argv) {
             while (i < *argc) argv[out++] = argv[i++];
             break;
         }
-        if (!strcmp(argv[i], "--python") || !strncmp(argv[i], "--python=", 9)) {
-            const char *v = argv[i][8] == '=' ? argv[i] + 9 : (i + 1 < *argc ? argv[++i] : NULL);
-            if (!v || !*v) {
+        const char *v;
+        if (global_value(*argc, argv, &i, "--python", &v)) {
+            if (!v) {
                 fprintf(stderr, "ssfuzz: --python needs the path of a python3 that imports torch\n");
                 return -1;
             }
             ss_torch_set_python(v);
             continue;
         }
-        if (!strcmp(argv[i], "--plugin") || !strncmp(argv[i], "--plugin=", 9)) {
-            const char *v = argv[i][8] == '=' ? argv[i] + 9 : (i + 1 < *argc ? argv[++i] : NULL);
-            if (!v || !*v) {
+        if (global_value(*argc, argv, &i, "--plugin", &v)) {
+            if (!v) {
                 fprintf(stderr, "ssfuzz: --plugin needs the path of a kernel library (PATH.so)\n");
                 return -1;
             }
