@@ -8,7 +8,11 @@
 BUILD     ?= build
 CC        ?= cc
 CFLAGS    ?= -O2 -g
-SS_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wvla -MMD -MP -Iharness -Ireference -Ikernels
+# The layers, lowest first: a file includes only from its own layer or one below it
+# (tests/cli/test_layers.sh checks every #include and every object's symbols against
+# this list; docs/architecture.md says what each layer holds). `make print-layers`.
+LAYERS    := include harness/core reference kernels harness/engines harness/campaign harness/report harness/cli
+SS_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wvla -MMD -MP $(addprefix -I,$(LAYERS))
 LDLIBS    := -lcjson -lm -ldl
 SS_LDFLAGS :=
 
@@ -44,11 +48,14 @@ ifeq ($(SS_NO_CUDA),1)
 NVCC :=
 endif
 
-LIB_SRC   := $(sort $(filter-out harness/main.c,$(wildcard harness/*.c)) $(wildcard reference/*.c) $(wildcard kernels/*.c))
+# Every layer's C sources but the CLI's; CPU_LIB_SRC keeps kernels/cuda_stub.c (fuzz.mk).
+CPU_LIB_SRC := $(sort $(foreach d,$(filter-out include harness/cli,$(LAYERS)),$(wildcard $(d)/*.c)))
+LIB_SRC   := $(CPU_LIB_SRC)
+CLI_SRC   := $(sort $(wildcard harness/cli/*.c))
 ifeq ($(SS_VENDORED_CJSON),1)
 LIB_SRC   += third_party/cjson/cjson/cJSON.c
 endif
-CU_SRC    := $(sort $(wildcard kernels/*.cu))
+CU_SRC    := $(sort $(wildcard kernels/*.cu harness/engines/*.cu))
 ifneq ($(NVCC),)
 LIB_SRC   := $(filter-out kernels/cuda_stub.c,$(LIB_SRC))
 CU_OBJ    := $(CU_SRC:%.cu=$(BUILD)/%.o)
@@ -73,7 +80,7 @@ Q := @
 say = @printf '  %-6s %s\n' $(1) $(2)
 endif
 
-.PHONY: print-cuda-arch all deps deps-optional test test-unit fuzz regress libfuzzer bench bench-mutants clean nvcc-note torch-env plugins
+.PHONY: print-layers print-cuda-arch all deps deps-optional test test-unit fuzz regress libfuzzer bench bench-mutants clean nvcc-note torch-env plugins
 all: $(BUILD)/ssfuzz
 
 deps: $(DEPS_OK)
@@ -84,6 +91,9 @@ $(DEPS_DIR)/.deps-%: scripts/deps.sh
 # possible; a test whose tool is missing skips and says which package it lacks.
 deps-optional:
 	@bash scripts/deps.sh --optional fuzz torch browser lint
+
+print-layers:
+	@echo $(LAYERS)
 
 # The architecture flags nvcc gets here (scripts/gpu-check.sh and its test print them).
 print-cuda-arch:
@@ -102,14 +112,14 @@ $(BUILD)/%.o: %.c | $(DEPS_OK)
 $(BUILD)/%.o: %.cu | $(DEPS_OK)
 	@mkdir -p $(dir $@)
 	$(call say,NVCC,$<)
-	$(Q)$(NVCC) $(NVCCFLAGS) $(CUDA_ARCH) -Iharness -Ikernels -c $< -o $@
+	$(Q)$(NVCC) $(NVCCFLAGS) $(CUDA_ARCH) $(addprefix -I,$(LAYERS)) -c $< -o $@
 
 # The torch engine's Python worker, built into the binary as a C string, so
 # build/ssfuzz runs from anywhere (and an installed copy needs no data files).
-$(BUILD)/gen/ss_torch_worker_py.c: kernels/ss_torch_worker.py
+$(BUILD)/gen/ss_torch_worker_py.c: harness/engines/ss_torch_worker.py
 	@mkdir -p $(dir $@)
 	$(call say,GEN,$@)
-	$(Q){ echo '/* generated from kernels/ss_torch_worker.py by the Makefile */'; \
+	$(Q){ echo '/* generated from harness/engines/ss_torch_worker.py by the Makefile */'; \
 	  echo 'const char ss_torch_worker_py[] = {'; \
 	  od -An -v -tx1 $< | sed 's/\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
 	  echo '0};'; } > $@.tmp && mv $@.tmp $@
@@ -122,9 +132,8 @@ $(BUILD)/libssfuzz.a: $(LIB_OBJ) $(CU_OBJ)
 	$(call say,AR,$@)
 	$(Q)ar rcs $@ $^
 
-# Linked from the objects, not the archive: main.c refers to subcommands weakly,
-# and a weak reference never pulls a member out of an archive.
-$(BUILD)/ssfuzz: $(BUILD)/harness/main.o $(LIB_OBJ) $(CU_OBJ) | nvcc-note
+CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/%.o)
+$(BUILD)/ssfuzz: $(CLI_OBJ) $(LIB_OBJ) $(CU_OBJ) | nvcc-note
 	$(call say,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $(SS_LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -157,7 +166,7 @@ torch-env:
 clean:
 	rm -rf build build-asan
 
--include $(LIB_OBJ:.o=.d) $(BUILD)/harness/main.d
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
 -include fuzz/fuzz.mk
 -include bench/bench.mk
 -include examples/plugins/plugins.mk

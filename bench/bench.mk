@@ -33,7 +33,7 @@ bench-loop: $(BENCH_DIR)/bench_loop
 bench-copy: $(BENCH_DIR)/bench_copy
 	$(BENCH_DIR)/bench_copy --mib $(BENCH_COPY_MIB) --reps $(BENCH_COPY_REPS)
 
-$(BENCH_DIR)/bench_plugin_nop.so: bench/bench_plugin_nop.c harness/ssfuzz_plugin.h
+$(BENCH_DIR)/bench_plugin_nop.so: bench/bench_plugin_nop.c include/ssfuzz_plugin.h
 	@mkdir -p $(dir $@)
 	$(CC) $(PLUGIN_CFLAGS) $< -o $@
 
@@ -61,7 +61,7 @@ BENCH_GPU_DEV := $(BENCH_DIR)/bench_gpu_dev.o
 $(BENCH_GPU_DEV): bench/bench_gpu_dev.cu bench/bench_gpu.h kernels/ss_cuda.cu kernels/ss_cuda_common.cuh \
                   kernels/ss_kernel_body.h kernels/ss_kernel_params.h | $(DEPS_OK)
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVCCFLAGS) $(CUDA_ARCH) -Iharness -Ikernels -Ibench -c $< -o $@
+	$(NVCC) $(NVCCFLAGS) $(CUDA_ARCH) $(addprefix -I,$(LAYERS)) -Ibench -c $< -o $@
 else
 BENCH_GPU_DEV := $(BENCH_DIR)/bench_gpu_stub.o
 $(BENCH_GPU_DEV): bench/bench_gpu_stub.c bench/bench_gpu.h | $(DEPS_OK)

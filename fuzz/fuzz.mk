@@ -4,7 +4,7 @@
 # OUT from the environment are used as given. Without them: clang, ASan+UBSan,
 # -fsanitize=fuzzer, binaries in build-fuzz/. CPU only (kernels/cuda_stub.c
 # stands in for the CUDA target), as CUDA's runtime and ASan do not mix.
-# The CLI subcommands (harness/cli_*.c) stay out: the targets never call them.
+# The CLI layer (harness/cli/) stays out: the targets never call them.
 #
 # cJSON is compiled from the pinned copy in third_party/cjson/ (Debian's 1.7.15 source,
 # see its README) with the same compiler and flags as everything else, and linked
@@ -27,8 +27,7 @@ FUZZ_WORK     := build-fuzz/obj/$(firstword $(shell echo '$(FUZZ_CC) $(FUZZ_CFLA
 # The sanitizers must reach the link too (OSS-Fuzz's CFLAGS carry them).
 FUZZ_LDFLAGS  := $(FUZZ_CFLAGS) $(LIB_FUZZING_ENGINE)
 
-FUZZ_LIB_SRC  := $(sort $(filter-out harness/main.c harness/cli_%.c,$(wildcard harness/*.c)) \
-                   $(wildcard reference/*.c) $(wildcard kernels/*.c))
+FUZZ_LIB_SRC  := $(CPU_LIB_SRC)
 CJSON_PIN     := 1.7.15
 CJSON_DIR     := third_party/cjson
 FUZZ_LIB_OBJ  := $(FUZZ_LIB_SRC:%.c=$(FUZZ_WORK)/%.o) $(FUZZ_WORK)/$(CJSON_DIR)/cjson/cJSON.o \

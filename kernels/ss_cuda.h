@@ -10,7 +10,7 @@
  * process's CUDA context unusable until the process exits. An engine that sees
  * one marks the process poisoned (ss_cuda_poison); from then on
  * ss_cuda_unavailable() returns that reason and every run is SS_RUN_UNAVAILABLE.
- * The harness runs cuda targets in a child process (harness/ss_cuda_iso.c) or
+ * The harness runs cuda targets in a child process (harness/engines/ss_cuda_iso.c) or
  * ends the fuzz worker, so a fresh process takes over. */
 #ifndef SS_CUDA_H
 #define SS_CUDA_H

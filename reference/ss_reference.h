@@ -2,7 +2,7 @@
 #ifndef SS_REFERENCE_H
 #define SS_REFERENCE_H
 
-#include "../harness/ss_plan.h"
+#include "ss_plan.h"
 
 /* Apply out = slice_scatter(input, src) and write out back through input's
  * view, reading everything before writing anything. Rejects (SS_RUN_REJECTED)

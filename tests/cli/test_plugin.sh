@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Plugins (harness/ssfuzz_plugin.h) end to end: the naive example is found and
+# Plugins (include/ssfuzz_plugin.h) end to end: the naive example is found and
 # minimized, replays with --plugin and says "not loaded" without it; bad
 # plugins fail to load in one line (exit 2) or become findings while the
 # campaign goes on; the CUDA example builds and is unavailable without a GPU.
@@ -59,7 +59,7 @@ grep -q "^naive:copy  *plugin  *available$" "$tmp/targets" && pass "targets list
 # --- plugins that do not load: one line, exit 2 ---
 plugin() {   # NAME BODY: build $tmp/NAME.so from a C body that includes the header
     printf '#include <stdint.h>\n#include <string.h>\n#include <unistd.h>\n#include "ssfuzz_plugin.h"\n%s\n' "$2" >"$tmp/$1.c"
-    "$CC" -std=c11 -O1 -g -fPIC -shared -Iharness "$tmp/$1.c" -o "$tmp/$1.so" 2>"$tmp/$1.cc" \
+    "$CC" -std=c11 -O1 -g -fPIC -shared -Iinclude "$tmp/$1.c" -o "$tmp/$1.so" 2>"$tmp/$1.cc" \
         || fail "compile $1" "$(head -3 "$tmp/$1.cc")"
 }
 desc() {     # PLUGIN-NAME KERNEL RUN [ABI] [SIZE]: a descriptor and its entry point

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The drop-in CI files: .github/workflows/nightly.yml and ci/gitlab-nightly.yml parse as
+# The drop-in CI files: .github/workflows/nightly.yml and examples/gitlab-ci/gitlab-nightly.yml parse as
 # YAML, carry what the README promises (schedule, nightly script, SARIF permission, uploads
 # that run on failure, build cache, JUnit reports), validate against the workflow schemas
 # (check-jsonschema, vendored SchemaStore schemas) and pass zizmor's audits (offline).
@@ -7,7 +7,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 . "$(dirname "$0")/lib/common.sh"
-gh=.github/workflows/nightly.yml gl=ci/gitlab-nightly.yml
+gh=.github/workflows/nightly.yml gl=examples/gitlab-ci/gitlab-nightly.yml
 LINT=build/tools/lint/bin
 
 if ! /usr/bin/python3 -c 'import yaml' 2>/dev/null; then

@@ -207,7 +207,7 @@ int ss_plugin_load(const char *path, ss_error *err) {
     *(void **)&entry = dlsym(h, SSFUZZ_PLUGIN_SYMBOL);
     if (!entry) {
         dlclose(h);
-        return ss_fail(err, path, "no symbol %s (export it as harness/ssfuzz_plugin.h shows)",
+        return ss_fail(err, path, "no symbol %s (export it as include/ssfuzz_plugin.h shows)",
                        SSFUZZ_PLUGIN_SYMBOL);
     }
     if (ss_plugin_register(entry(), real, err)) {

@@ -3,7 +3,7 @@
 time in PyTorch (eager or torch.compile, CPU or CUDA) for the ssfuzz harness.
 
 The harness starts one worker per process and talks to it over stdin/stdout
-with the frames of harness/ss_torch_proto.h (fixed-width little-endian header:
+with the frames of harness/engines/ss_torch_proto.h (fixed-width little-endian header:
 magic, version, type, payload length). Handshake: the harness sends HELLO, the
 worker answers ACK (capabilities as key=value lines) or ERROR. Then RUN frames
 (the case's op and its storage bytes) are answered by RESULT frames (status,

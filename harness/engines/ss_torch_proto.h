@@ -1,5 +1,5 @@
 /* ss_torch_proto.h - the frames between the harness and its PyTorch worker
- * (kernels/ss_torch_worker.py), encoded and checked without any I/O.
+ * (harness/engines/ss_torch_worker.py), encoded and checked without any I/O.
  *
  * Every frame: a 16-byte little-endian header {u32 magic "SSTW", u16 version,
  * u16 type, u64 payload length} and the payload. Handshake: harness HELLO

@@ -36,7 +36,7 @@ static void usage(FILE *f) {
                "global option: --python PATH  the python3 (with torch) for torch:* targets\n"
                "               (else $SSFUZZ_PYTHON, else the first python3 on PATH that imports torch)\n"
                "               --plugin PATH.so  load your kernels as targets PLUGIN:KERNEL (repeatable;\n"
-               "               also $SSFUZZ_PLUGINS=a.so:b.so; see harness/ssfuzz_plugin.h)\n");
+               "               also $SSFUZZ_PLUGINS=a.so:b.so; see include/ssfuzz_plugin.h)\n");
 }
 
 /* --python PATH (or --python=PATH) anywhere on the line chooses the torch

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cjson/cJSON.h>
-#include "ss_cli.h"
+#include "ss_exit.h"
 #include "ss_files.h"
 #include "ss_plan_build.h"
 #include "ss_report.h"

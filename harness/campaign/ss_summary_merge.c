@@ -5,7 +5,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <unistd.h>
-#include "ss_cli.h"
+#include "ss_exit.h"
 #include "ss_files.h"
 #include "ss_summary_merge.h"
 

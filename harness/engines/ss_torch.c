@@ -19,7 +19,7 @@
 #include "ss_torch.h"
 #include "ss_torch_proto.h"
 
-extern const char ss_torch_worker_py[];   /* kernels/ss_torch_worker.py, built in */
+extern const char ss_torch_worker_py[];   /* harness/engines/ss_torch_worker.py, built in */
 
 static const char *torch_unavailable(const ss_target *t);
 static ss_run_status torch_run(const ss_target *t, const ss_plan *plan, ss_storage *input,

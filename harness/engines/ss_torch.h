@@ -1,5 +1,5 @@
 /* ss_torch.h - the torch engine: targets torch:MODE:SPELLING, run by one
- * persistent Python worker per process (kernels/ss_torch_worker.py, built
+ * persistent Python worker per process (harness/engines/ss_torch_worker.py, built
  * into the binary), over the frames of ss_torch_proto.h.
  *
  * MODE: eager-cpu, compile-cpu, compile-dynamic-cpu, eager-cuda, compile-cuda,

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <cjson/cJSON.h>
 #include "ss_clock.h"
-#include "ss_cli.h"
+#include "ss_exit.h"
 #include "ss_plugin.h"
 #include "ss_fuzz.h"
 #include "ss_isolate.h"

@@ -1,5 +1,5 @@
 /* ss_plugin.h - the plugin engine: user kernels loaded from shared libraries
- * (the ABI is harness/ssfuzz_plugin.h) as targets PLUGIN:KERNEL.
+ * (the ABI is include/ssfuzz_plugin.h) as targets PLUGIN:KERNEL.
  *
  * Libraries are loaded in the main process before any subcommand runs (the
  * global --plugin option and $SSFUZZ_PLUGINS); fuzz workers inherit them.

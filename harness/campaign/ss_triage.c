@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include <cjson/cJSON.h>
 #include "ss_case.h"
-#include "ss_cli.h"
+#include "ss_exit.h"
 #include "ss_files.h"
 #include "ss_replay.h"
 #include "ss_triage.h"
