@@ -41,7 +41,7 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
         else if (!strcmp(a, "--schedule") && more) o->schedule = argv[++i];
         else if (!strcmp(a, "--plugin") && more) {
             ss_error err;
-            if (ss_plugin_load(argv[++i], &err)) {
+            if (ss_plugin_load(argv[++i], ss_target_find, &err)) {
                 fprintf(stderr, "bench_loop: plugin %s: %s\n", argv[i], err.msg);
                 return -1;
             }

@@ -27,18 +27,17 @@
 #define FC_MAX_NDIM 4
 #define FC_MAX_SIZE 5
 #define FC_MAX_NUMEL 4096
-#define FC_MAX_TARGETS 32
 
-static const ss_target *g_targets[FC_MAX_TARGETS];
+static const ss_target *g_targets[SS_MAX_TARGETS];
 static size_t g_ntargets;
 static ss_check_ctx g_ctx;
 
 static void select_targets(void) {
     const char *list = getenv("SSFUZZ_TARGETS");
     if (!list || !*list) {
-        for (size_t i = 0; i < ss_target_count() && g_ntargets < FC_MAX_TARGETS; i++) {
+        for (size_t i = 0; i < ss_target_count(); i++) {
             const ss_target *t = ss_target_at(i);
-            if (!t->mutant && !t->explicit_only && !t->unavailable(t)) g_targets[g_ntargets++] = t;
+            if (!t->mutant && !t->explicit_only && !t->unavailable(t)) ss_target_set_put(g_targets, &g_ntargets, t);
         }
         return;
     }
@@ -52,8 +51,8 @@ static void select_targets(void) {
         FUZZ_ASSERT_MSG(t != NULL, "SSFUZZ_TARGETS: unknown target '%s' (ssfuzz targets lists them)", name);
         FUZZ_ASSERT_MSG(!t->unavailable(t), "SSFUZZ_TARGETS: %s cannot run here: %s", name,
                         t->unavailable(t));
-        FUZZ_ASSERT_MSG(g_ntargets < FC_MAX_TARGETS, "SSFUZZ_TARGETS: too many targets");
-        g_targets[g_ntargets++] = t;
+        FUZZ_ASSERT_MSG(ss_target_set_put(g_targets, &g_ntargets, t) == 0, "SSFUZZ_TARGETS: more than %d targets",
+                        SS_MAX_TARGETS);
         p += n + (p[n] == ',');
     }
 }

@@ -57,7 +57,7 @@ static ss_case case_of(ss_op op, uint64_t seed) {
 static void expect_all_agree(ss_check_ctx *ctx, const ss_case *c) {
     for (size_t i = 0; i < ss_target_count(); i++) {
         const ss_target *t = ss_target_at(i);
-        if (t->mutant || strcmp(t->engine, "emu")) continue;
+        if (t->mutant || strcmp(t->engine->name, "emu")) continue;
         for (int s = 0; s < SS_SCHED_COUNT; s++)
             for (uint64_t seed = 1; seed <= (s == SS_SCHED_RANDOM ? 3u : 1u); seed++) {
                 char detail[768];
@@ -343,7 +343,7 @@ static void test_schedules_agree_is_exact(void **state) {
         }
         for (size_t k = 0; k < ss_target_count(); k++) {
             const ss_target *t = ss_target_at(k);
-            if (strcmp(t->engine, "emu")) continue;
+            if (strcmp(t->engine->name, "emu")) continue;
             if (!ss_target_schedules_agree(t, &plan)) { not_agreed++; continue; }
             agreed++;
             for (int s = 0; s < SS_SCHED_COUNT; s++) {

@@ -73,7 +73,7 @@ static void test_every_mutant_listed(void **state) {
     size_t n = 0;
     for (size_t i = 0; i < ss_target_count(); i++) {
         const ss_target *t = ss_target_at(i);
-        if (!t->mutant || strcmp(t->engine, "emu")) continue;
+        if (!t->mutant || strcmp(t->engine->name, "emu")) continue;
         int found = 0;
         for (size_t j = 0; j < sizeof mutants / sizeof mutants[0]; j++) found |= !strcmp(mutants[j], t->kernel);
         if (!found) fail_msg("mutant %s has no smallest case", t->name);

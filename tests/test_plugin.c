@@ -33,8 +33,8 @@ static const ssfuzz_plugin other = {sizeof(ssfuzz_plugin), SSFUZZ_PLUGIN_ABI_VER
 static int setup(void **state) {
     (void)state;
     ss_error err;
-    if (ss_plugin_register(ssfuzz_plugin_v1(), "/x/naive.so", &err)) fail_msg("%s", err.msg);
-    if (ss_plugin_register(&other, "/x/other.so", &err)) fail_msg("%s", err.msg);
+    if (ss_plugin_register(ssfuzz_plugin_v1(), "/x/naive.so", ss_target_find, &err)) fail_msg("%s", err.msg);
+    if (ss_plugin_register(&other, "/x/other.so", ss_target_find, &err)) fail_msg("%s", err.msg);
     return 0;
 }
 
@@ -42,7 +42,7 @@ static void test_registered(void **state) {
     (void)state;
     const ss_target *t = ss_target_find("naive:copy");
     assert_non_null(t);
-    assert_string_equal(t->engine, "plugin");
+    assert_string_equal(t->engine->name, "plugin");
     assert_string_equal(t->kernel, "copy");
     assert_int_equal(t->explicit_only, 1);
     assert_int_equal(t->mutant, 0);
@@ -63,33 +63,33 @@ static void test_bad_descriptors(void **state) {
     ssfuzz_plugin d = other;
     d.name = "fresh";
     d.abi_version = 2;
-    assert_int_equal(ss_plugin_register(&d, "p", &err), -1);
+    assert_int_equal(ss_plugin_register(&d, "p", ss_target_find, &err), -1);
     assert_non_null(strstr(err.msg, "ABI version 2, this ssfuzz speaks version 1"));
     d.abi_version = SSFUZZ_PLUGIN_ABI_VERSION;
     d.struct_size = 40;
-    assert_int_equal(ss_plugin_register(&d, "p", &err), -1);
+    assert_int_equal(ss_plugin_register(&d, "p", ss_target_find, &err), -1);
     char want[96];
     snprintf(want, sizeof want, "struct_size is 40 bytes, this ssfuzz's is %zu", sizeof(ssfuzz_plugin));
     assert_non_null(strstr(err.msg, want));
     d.struct_size = sizeof d;
     d.name = "bad name";
-    assert_int_equal(ss_plugin_register(&d, "p", &err), -1);
+    assert_int_equal(ss_plugin_register(&d, "p", ss_target_find, &err), -1);
     assert_non_null(strstr(err.msg, "plugin name"));
     ssfuzz_kernel twice[] = {{"k", SSFUZZ_MEMORY_HOST, counting}, {"k", SSFUZZ_MEMORY_HOST, counting}};
     d = other;
     d.name = "twice";
     d.kernels = twice;
     d.n_kernels = 2;
-    assert_int_equal(ss_plugin_register(&d, "p", &err), -1);
+    assert_int_equal(ss_plugin_register(&d, "p", ss_target_find, &err), -1);
     assert_non_null(strstr(err.msg, "duplicate target twice:k (twice in this plugin)"));
     d = other;
-    assert_int_equal(ss_plugin_register(&d, "p", &err), -1);
+    assert_int_equal(ss_plugin_register(&d, "p", ss_target_find, &err), -1);
     assert_non_null(strstr(err.msg, "duplicate target other:counting (already loaded from /x/other.so)"));
     twice[0].memory = 7;
     d.name = "mem";
     d.kernels = twice;
     d.n_kernels = 1;
-    assert_int_equal(ss_plugin_register(&d, "p", &err), -1);
+    assert_int_equal(ss_plugin_register(&d, "p", ss_target_find, &err), -1);
     assert_non_null(strstr(err.msg, "got 7"));
     assert_null(ss_target_find("mem:k"));
 }
@@ -160,8 +160,8 @@ static void test_init_fini(void **state) {
     static const ssfuzz_plugin good = {sizeof(ssfuzz_plugin), SSFUZZ_PLUGIN_ABI_VERSION, "good", k1, 1, init, fini};
     static const ssfuzz_plugin bad = {sizeof(ssfuzz_plugin), SSFUZZ_PLUGIN_ABI_VERSION, "bad", k2, 1, init, fini};
     ss_error err;
-    assert_int_equal(ss_plugin_register(&good, "/x/good.so", &err), 0);
-    assert_int_equal(ss_plugin_register(&bad, "/x/bad.so", &err), 0);
+    assert_int_equal(ss_plugin_register(&good, "/x/good.so", ss_target_find, &err), 0);
+    assert_int_equal(ss_plugin_register(&bad, "/x/bad.so", ss_target_find, &err), 0);
     const ss_target *g = ss_target_find("good:a"), *b = ss_target_find("bad:b");
     assert_int_equal(inits, 0);   /* nothing runs at load */
     assert_null(g->unavailable(g));
@@ -186,9 +186,9 @@ static void test_init_fini(void **state) {
 static void test_load_errors(void **state) {
     (void)state;
     ss_error err;
-    assert_int_equal(ss_plugin_load("/nonexistent/p.so", &err), -1);
+    assert_int_equal(ss_plugin_load("/nonexistent/p.so", ss_target_find, &err), -1);
     assert_non_null(strstr(err.msg, "cannot open"));
-    assert_int_equal(ss_plugin_load("/etc/hostname", &err), -1);
+    assert_int_equal(ss_plugin_load("/etc/hostname", ss_target_find, &err), -1);
     assert_non_null(strstr(err.msg, "cannot load"));
 }
 

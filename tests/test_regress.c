@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cjson/cJSON.h>
+#include "ss_escape.h"
 #include "ss_expect.h"
 #include "ss_files.h"
 #include "ss_picture.h"
@@ -77,7 +78,7 @@ static void test_expect_rejects_mistakes(void **state) {
 static ss_replay_run run_with(ss_verdict v, const char *schedule) {
     ss_replay_run r;
     memset(&r, 0, sizeof r);
-    r.target = "emu:mut-alias-unchecked";
+    r.target = ss_target_find("emu:mut-alias-unchecked");
     r.schedule = schedule;
     r.res.verdict = v;
     r.seconds = 0.5;

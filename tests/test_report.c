@@ -75,7 +75,7 @@ static ss_case small_alias_case(void) {
 static void test_name_and_key(void **state) {
     (void)state;
     ss_case c = small_alias_case();
-    ss_finding f = {.kind = "mismatch", .target = "emu:mut-alias-unchecked", .schedule = "forward"};
+    ss_finding f = {.kind = "mismatch", .target = ss_target_find("emu:mut-alias-unchecked"), .schedule = "forward"};
     char key[256], name[256];
     ss_report_key(&c, &f, key, sizeof key);
     ss_report_name(&c, &f, 0, name, sizeof name);
@@ -117,7 +117,7 @@ static void test_name_and_key(void **state) {
 static void test_round_trip_and_dedup(void **state) {
     (void)state;
     ss_case c = small_alias_case();
-    ss_finding f = {"mismatch", "emu:mut-alias-unchecked", "random", UINT64_MAX - 2, 1, 123456789012345ull, 77,
+    ss_finding f = {"mismatch", ss_target_find("emu:mut-alias-unchecked"), "random", UINT64_MAX - 2, 1, 123456789012345ull, 77,
                     812, 4, 1, "ssfuzz fuzz --seed 123456789012345", "input storage[2]: differs"};
     char path[1024];
     ss_error err;
@@ -187,7 +187,9 @@ static void test_round_trip_and_dedup(void **state) {
 static void test_unwritable(void **state) {
     (void)state;
     ss_case c = small_alias_case();
-    ss_finding f = {.kind = "mismatch", .target = "emu:x"};
+    static const ss_engine none = {.name = "emu"};
+    static const ss_target x = {.name = "emu:x", .engine = &none, .kernel = "x"};
+    ss_finding f = {.kind = "mismatch", .target = &x};
     ss_error err;
     assert_int_equal(ss_report_write("/nonexistent-dir/x", &c, &f, 0, NULL, 0, &err), -1);
     ss_case_free(&c);

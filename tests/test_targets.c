@@ -22,7 +22,7 @@ static void test_registry(void **state) {
             snprintf(name, sizeof name, "%s:%s", engines[e], ss_kernel_name((ss_kernel_id)k));
             const ss_target *t = ss_target_find(name);
             if (!t) fail_msg("no target %s", name);
-            assert_string_equal(t->engine, engines[e]);
+            assert_string_equal(t->engine->name, engines[e]);
             assert_string_equal(t->kernel, ss_kernel_name((ss_kernel_id)k));
             assert_int_equal(t->mutant, ss_kernel_is_mutant((ss_kernel_id)k));
             assert_int_equal(t->scheduled, e == 0 ? SS_SCHED_COUNT : 0);
@@ -60,7 +60,7 @@ static void test_cuda_unavailable_reason(void **state) {
     if (!why) { skip(); return; }
     assert_true(strstr(why, "nvcc") || strstr(why, "no CUDA device"));
     for (size_t i = 0; i < ss_target_count(); i++)
-        if (!strcmp(ss_target_at(i)->engine, "cuda"))
+        if (!strcmp(ss_target_at(i)->engine->name, "cuda"))
             assert_string_equal(ss_target_at(i)->unavailable(ss_target_at(i)), why);
     const ss_op op = tu_op(4, 4, tu_contig(0, 1, TU_ARR(4)), tu_contig(0, 1, TU_ARR(3)), 0, 1, 1, 0, 0, 1);
     ss_plan plan;

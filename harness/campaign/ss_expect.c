@@ -3,7 +3,6 @@
 #include <string.h>
 #include <cjson/cJSON.h>
 #include "ss_expect.h"
-#include "ss_torch.h"
 #include "ss_version.h"
 
 static int known_signature(const char *s) {
@@ -70,7 +69,9 @@ static int parse_fail_entry(ss_expect *x, const char *field, const cJSON *f, ss_
                   ss_version_range_check(range->valuestring, why, sizeof why)))
         return ss_fail(err, sub, "%s", cJSON_IsString(range) && strlen(range->valuestring) < 64 ? why
                                           : "must be a version range of at most 63 characters");
-    if (range && strncmp(f->string, "torch:", 6))
+    /* A version range needs an engine that reports its version (torch's). */
+    const ss_target *t = ss_target_find(f->string);
+    if (range && (!t || !t->engine->version))
         return ss_fail(err, sub, "a torch version range applies to torch:* targets only");
     return add(x, field, f->string, SS_EXPECT_FAIL, sig->valuestring, range ? range->valuestring : NULL, err);
 }
@@ -107,7 +108,7 @@ ss_expect_kind ss_expect_of(const ss_expect *x, const ss_target *t, const char *
         if (x->e[i].target == t) {
             if (signature) *signature = x->e[i].signature;
             if (x->e[i].kind == SS_EXPECT_FAIL && x->e[i].torch_range[0]) {
-                const char *version = ss_torch_version(NULL);
+                const char *version = t->engine->version ? t->engine->version(NULL) : NULL;
                 if (version && ss_version_in_range(version, x->e[i].torch_range) == 0) return SS_EXPECT_AGREE;
             }
             return x->e[i].kind;
@@ -125,7 +126,7 @@ void ss_expect_range_note(const ss_expect *x, const ss_target *t, char *buf, siz
     buf[0] = 0;
     for (size_t i = 0; i < x->n; i++) {
         if (x->e[i].target != t || !x->e[i].torch_range[0]) continue;
-        const char *version = ss_torch_version(NULL);
+        const char *version = t->engine->version ? t->engine->version(NULL) : NULL;
         snprintf(buf, n, " (torch %s; %s expected only in %s, agreement outside it)",
                  version ? version : "?", x->e[i].signature, x->e[i].torch_range);
     }

@@ -10,13 +10,9 @@
 #include <time.h>
 #include <unistd.h>
 #include "ss_check.h"
-#include "ss_cuda.h"
-#include "ss_cuda_iso.h"
 #include "ss_fuzz.h"
 #include "ss_minimize.h"
 #include "ss_plan_build.h"
-#include "ss_plugin.h"
-#include "ss_torch.h"
 
 /* Shared with the parent: what the worker is doing right now. */
 typedef struct fz_slot {
@@ -159,7 +155,7 @@ static void on_finding(fz_worker_state *w, const ss_case *c0, const ss_plan *pla
         ss_min_target_run(&m, &mo, &p, &st, detail, sizeof detail);
         char found_by[160];
         snprintf(found_by, sizeof found_by, "%s", cfg->found_by ? cfg->found_by : "ssfuzz fuzz");
-        ss_finding f = {kind, t->name, sched_of(t, (int)ro->schedule), ro->seed, 1, cfg->seed, index,
+        ss_finding f = {kind, t, sched_of(t, (int)ro->schedule), ro->seed, 1, cfg->seed, index,
                         st.numel_before, st.ndim_before, !st.budget_hit, found_by, detail};
         int rc = ss_report_write(cfg->out, &m, &f, cfg->keep_variants, path, sizeof path, &err);
         if (w->fault == 3 && index >= w->fault_index) {   /* test hook: the disk is full */
@@ -214,7 +210,7 @@ static int run_case(fz_worker_state *w, uint64_t index) {
             ss_check_target(&w->ctx, &plan, ref, t, &ro, &res);
             /* A sticky CUDA error leaves this worker's context unusable: end it with
              * the case in its slot; the parent records the finding and respawns. */
-            if (!strcmp(t->engine, "cuda") && ss_cuda_poisoned()) _exit(FZ_EXIT_POISONED);
+            if (ss_target_poisoned(t)) _exit(FZ_EXIT_POISONED);
             if (res.verdict == SS_AGREE || res.verdict == SS_TARGET_UNAVAILABLE) continue;
             if (res.verdict == SS_REFUSED) {
                 STORE(w->slot->refused, w->slot->refused + 1);
@@ -241,7 +237,7 @@ static void worker_main(const ss_fuzz_config *cfg, fz_slot *slot, int cmd_fd, in
     ss_check_ctx_init(&w->mctx);
     w->ctx.max_bytes = w->mctx.max_bytes = cfg->max_bytes;
     ss_target_set_clock_hook(engine_clock, w);
-    ss_cuda_iso_set(0);         /* this worker is the CUDA process; it ends when poisoned */
+    ss_engines_enter_worker();  /* e.g. this worker is the CUDA process; it ends when poisoned */
     const char *fault = getenv("SSFUZZ_TEST_FAULT");
     if (fault && (!strncmp(fault, "crash:", 6) || !strncmp(fault, "hang:", 5) || !strncmp(fault, "full:", 5))) {
         w->fault = fault[0] == 'c' ? 1 : fault[0] == 'h' ? 2 : 3;
@@ -267,8 +263,7 @@ static void worker_main(const ss_fuzz_config *cfg, fz_slot *slot, int cmd_fd, in
     }
     ss_check_ctx_free(&w->ctx);
     ss_check_ctx_free(&w->mctx);
-    ss_torch_shutdown();
-    ss_plugin_shutdown();
+    ss_engines_shutdown();
     free(w);
     _exit(0);
 }
@@ -377,7 +372,7 @@ static void record_dead(fz_parent *P, fz_proc *w, const char *why, int sticky) {
     const int64_t started = LOAD(w->slot->started_ns);
     STORE(w->slot->size_cases[k], w->slot->size_cases[k] + 1);
     if (started) STORE(w->slot->size_ns[k], w->slot->size_ns[k] + (now_ns() - started));
-    ss_finding f = {kind, t->name, sched_of(t, sched), 1, 1, P->cfg->seed, index,
+    ss_finding f = {kind, t, sched_of(t, sched), 1, 1, P->cfg->seed, index,
                     ss_min_numel(&c), c.op.input.ndim, 0, found_by, detail};
     ss_error err;
     char bug[160];
@@ -505,7 +500,7 @@ int ss_fuzz_run(const ss_fuzz_config *cfg, ss_summary *sum) {
         return -1;
     }
     for (int k = 0; k < P.n; k++) { P.w[k].pid = -1; P.w[k].slot = &slots[k]; }
-    ss_torch_shutdown();   /* a worker probed here must not be shared by the forks */
+    ss_engines_before_fork();   /* e.g. a torch worker probed here must not be shared by the forks */
     const int64_t t0 = P.t0 = now_ns();
     int rc = 0;
     for (int k = 0; k < P.n && rc == 0; k++) {
@@ -570,7 +565,7 @@ int ss_fuzz_run(const ss_fuzz_config *cfg, ss_summary *sum) {
 const char *ss_fuzz_probe_unavailable(const ss_target *t) {
     static char why[256];
     /* emu runs in process; torch's check starts a Python worker, not torch itself */
-    if (!strcmp(t->engine, "emu") || !strcmp(t->engine, "torch")) return t->unavailable(t);
+    if (!t->engine->probe_in_child) return t->unavailable(t);
     int p[2];
     if (pipe(p)) return t->unavailable(t);
     fflush(NULL);

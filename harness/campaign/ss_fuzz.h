@@ -20,10 +20,9 @@
 #include "ss_report.h"
 #include "ss_target.h"
 
-#define SS_FUZZ_MAX_TARGETS 64
 
 typedef struct ss_fuzz_config {
-    const ss_target *targets[SS_FUZZ_MAX_TARGETS];
+    const ss_target *targets[SS_MAX_TARGETS];
     size_t n_targets;
     uint64_t seed;
     double seconds;            /* 0: no time limit */

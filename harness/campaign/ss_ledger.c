@@ -6,6 +6,7 @@
 #include <cjson/cJSON.h>
 #include "ss_files.h"
 #include "ss_ledger.h"
+#include "ss_vec.h"
 
 #define LEDGER_MAX_BYTES ((size_t)16 << 20)
 
@@ -21,13 +22,7 @@ const char *ss_ledger_status_name(ss_ledger_status s) { return s == SS_LEDGER_FI
     X(last_seen) X(last_commit) X(fixed_on) X(fixed_commit) X(upstream) X(note)
 
 ss_ledger_entry *ss_ledger_add(ss_ledger *l) {
-    if (l->n == l->cap) {
-        const size_t cap = l->cap ? l->cap * 2 : 16;
-        ss_ledger_entry *e = realloc(l->e, cap * sizeof *e);
-        if (!e) return NULL;
-        l->e = e;
-        l->cap = cap;
-    }
+    if (SS_GROW(l->e, l->cap, l->n + 1)) return NULL;
     ss_ledger_entry *e = &l->e[l->n++];
     memset(e, 0, sizeof *e);
     return e;

@@ -24,8 +24,8 @@ int ss_min_target_run(ss_case *c, const ss_min_opts *opts, ss_min_target *p, ss_
     detail[0] = 0;
     ss_plan plan;
     if (ss_plan_build_limited(&c->op, opts->max_bytes, &plan, NULL)) return rc;
-    /* The emulator is deterministic by construction: one run says it all. */
-    const int runs = strcmp(p->target->engine, "emu") ? CONFIRM_RUNS : 1;
+    /* A deterministic engine (the emulator) needs one run to say it all. */
+    const int runs = p->target->engine->deterministic ? 1 : CONFIRM_RUNS;
     int held = 0;
     for (int i = 0; i < runs; i++) {
         if (!ss_min_target_pred(c, &plan, p)) continue;

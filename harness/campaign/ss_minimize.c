@@ -4,6 +4,7 @@
 #include "ss_clock.h"
 #include "ss_minimize.h"
 #include "ss_plan_build.h"
+#include "ss_vec.h"
 
 /* ---- the size order ---------------------------------------------------- */
 
@@ -75,13 +76,7 @@ typedef struct clist { ss_case *v; size_t n, cap; int oom; } clist;
 
 /* A deep copy of base to edit; NULL on out of memory. */
 static ss_case *push(clist *l, const ss_case *base) {
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 64;
-        ss_case *nv = realloc(l->v, cap * sizeof *nv);
-        if (!nv) { l->oom = 1; return NULL; }
-        l->v = nv;
-        l->cap = cap;
-    }
+    if (SS_GROW(l->v, l->cap, l->n + 1)) { l->oom = 1; return NULL; }
     if (ss_case_copy(&l->v[l->n], base)) { l->oom = 1; return NULL; }
     return &l->v[l->n++];
 }

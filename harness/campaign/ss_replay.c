@@ -6,11 +6,9 @@
 #include <cjson/cJSON.h>
 #include "ss_clock.h"
 #include "ss_exit.h"
-#include "ss_plugin.h"
 #include "ss_fuzz.h"
 #include "ss_isolate.h"
 #include "ss_replay.h"
-#include "ss_torch.h"
 #include "ss_storage.h"
 
 void ss_replay_opts_init(ss_replay_opts *o) {
@@ -20,13 +18,7 @@ void ss_replay_opts_init(ss_replay_opts *o) {
 }
 
 int ss_replay_add_target(ss_replay_opts *o, const char *name, ss_error *err) {
-    const ss_target *t = ss_target_find(name);
-    if (!t) return ss_fail(err, "--target", "unknown target '%s' (ssfuzz targets lists them)", name);
-    if (o->n_targets == SS_REPLAY_MAX_TARGETS)
-        return ss_fail(err, "--target", "at most %d targets", SS_REPLAY_MAX_TARGETS);
-    for (size_t i = 0; i < o->n_targets; i++)
-        if (o->targets[i] == t) return 0;
-    o->targets[o->n_targets++] = t;
+    if (ss_target_set_add(o->targets, &o->n_targets, name, "--target", err)) return -1;
     o->targets_named = 1;
     return 0;
 }
@@ -74,7 +66,7 @@ void ss_replay_ctx_init(ss_replay_ctx *rc, const ss_replay_opts *o) {
     rc->check.max_bytes = o->max_bytes;
     rc->default_targets = rc->opts.n_targets == 0;
     if (rc->opts.n_targets == 0)
-        for (size_t i = 0; i < ss_target_count() && rc->opts.n_targets < SS_REPLAY_MAX_TARGETS; i++) {
+        for (size_t i = 0; i < ss_target_count() && rc->opts.n_targets < SS_MAX_TARGETS; i++) {
             const ss_target *t = ss_target_at(i);
             /* probed in a child for cuda: a CUDA runtime started here would not
              * survive the fork of a crash reproducer's isolated run */
@@ -99,11 +91,24 @@ void ss_replay_case_result_free(ss_replay_case_result *r) {
     memset(r, 0, sizeof *r);
 }
 
-static void invalid(ss_replay_ctx *rc, const char *label, ss_replay_case_result *r, FILE *out) {
-    /* out is the diagnostics stream */
-    fprintf(out, "%s: invalid: %s: %s\n", label, r->err.field, r->err.msg);
-    r->exit_code = SS_EXIT_USAGE;
-    rc->n_invalid++;
+/* The case is not run: why (field, msg) kept in r->err and said in one line on
+ * diag, its exit code, and the count it adds to. exit_code SS_EXIT_USAGE is an
+ * invalid case ("LABEL: invalid: FIELD: MSG", n_invalid); SS_EXIT_TARGET a case
+ * its targets cannot run ("LABEL: MSG", n_target_error). */
+static void not_run(ss_replay_ctx *rc, const char *label, ss_replay_case_result *r, FILE *diag, int exit_code,
+                    const char *field, const char *msg) {
+    if (field != r->err.field) snprintf(r->err.field, sizeof r->err.field, "%s", field);
+    if (msg != r->err.msg) snprintf(r->err.msg, sizeof r->err.msg, "%s", msg);
+    if (exit_code == SS_EXIT_USAGE) fprintf(diag, "%s: invalid: %s: %s\n", label, r->err.field, r->err.msg);
+    else fprintf(diag, "%s: %s\n", label, r->err.msg);
+    r->exit_code = exit_code;
+    if (exit_code == SS_EXIT_USAGE) rc->n_invalid++;
+    else rc->n_target_error++;
+}
+
+/* An invalid case: r->err says why (diag: the diagnostics stream). */
+static void invalid(ss_replay_ctx *rc, const char *label, ss_replay_case_result *r, FILE *diag) {
+    not_run(rc, label, r, diag, SS_EXIT_USAGE, r->err.field, r->err.msg);
 }
 
 static int keep_final(ss_replay_run *run, const ss_check_ctx *ck) {
@@ -123,12 +128,12 @@ typedef struct streams { FILE *out, *diag; } streams;
 static void run_one(ss_replay_ctx *rc, const char *label, const ss_target *t, const ss_run_opts *ro,
                     int isolate, ss_replay_case_result *r, const streams *io) {
     for (size_t i = 0; i < r->runs; i++)   /* the meta target's run is not repeated */
-        if (!strcmp(r->run[i].target, t->name) &&
+        if (r->run[i].target == t &&
             (!t->scheduled || r->run[i].schedule == ss_target_schedule(t, ro->schedule)))
             return;
     ss_replay_run *run = &r->run[r->runs++];
     memset(run, 0, sizeof *run);
-    run->target = t->name;
+    run->target = t;
     run->schedule = ss_target_schedule(t, ro->schedule);
     run->isolated = isolate;
     const double t0 = ss_now_s();
@@ -191,19 +196,19 @@ static const char *meta_str(const ss_case *c, const char *key) {
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-/* A torch reproducer replayed on another torch than the one that found it:
- * say so (the file's own python is never run: a case file is untrusted). */
-static void torch_version_note(const ss_replay_ctx *rc, const char *label, const ss_replay_case_result *r,
-                               FILE *diag) {
-    const cJSON *t = rc->c.meta ? cJSON_GetObjectItemCaseSensitive(rc->c.meta, "torch") : NULL;
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(t, "version"), *py = cJSON_GetObjectItemCaseSensitive(t, "python");
-    const char *running = ss_torch_known_version();
-    int ran_torch = 0;
-    for (size_t i = 0; i < r->runs; i++) ran_torch |= !strncmp(r->run[i].target, "torch:", 6);
-    if (!ran_torch || !running || !cJSON_IsString(v) || !strcmp(v->valuestring, running)) return;
-    fprintf(diag, "%s: note: found with torch %.40s%s%.200s%s, replayed on torch %s (--python chooses)\n", label,
-            v->valuestring, cJSON_IsString(py) ? " (" : "", cJSON_IsString(py) ? py->valuestring : "",
-            cJSON_IsString(py) ? ")" : "", running);
+/* A reproducer replayed on another version of an engine than the one that
+ * found it (torch): each engine that ran says so in one line. */
+static void version_notes(const ss_replay_ctx *rc, const char *label, const ss_replay_case_result *r,
+                          FILE *diag) {
+    for (size_t e = 0; e < ss_engine_count(); e++) {
+        const ss_engine *engine = ss_engine_at(e);
+        int ran = 0;
+        for (size_t i = 0; i < r->runs; i++) ran |= r->run[i].target->engine == engine;
+        char note[400];
+        if (!ran || !engine->meta_note) continue;
+        engine->meta_note(rc->c.meta, note, sizeof note);
+        if (note[0]) fprintf(diag, "%s: note: %s\n", label, note);
+    }
 }
 
 /* Runs t under the requested schedule, every schedule, or `only` (>= 0). */
@@ -262,12 +267,9 @@ void ss_replay_loaded(ss_replay_ctx *rc, const char *label, ss_replay_case_resul
     }
     char why[256] = "";
     /* A plugin's reproducer names its plugin: without it loaded, say so (exit 3). */
-    if (rc->default_targets && ss_plugin_check_meta(rc->c.meta, why, sizeof why)) {
-        fprintf(io.diag, "%s: %s\n", label, why);
-        snprintf(r->err.field, sizeof r->err.field, "meta.plugin");
-        snprintf(r->err.msg, sizeof r->err.msg, "%s", why);
-        r->exit_code = SS_EXIT_TARGET;
-        rc->n_target_error++;
+    const char *meta_field;
+    if (rc->default_targets && ss_engines_meta_check(rc->c.meta, &meta_field, why, sizeof why)) {
+        not_run(rc, label, r, io.diag, SS_EXIT_TARGET, meta_field, why);
         goto done;
     }
     if (ss_plan_build_limited(&rc->c.op, rc->opts.max_bytes, &rc->plan, &r->err)) {
@@ -275,11 +277,7 @@ void ss_replay_loaded(ss_replay_ctx *rc, const char *label, ss_replay_case_resul
         goto done;
     }
     if (ss_check_prepare(&rc->check, &rc->c, &rc->plan, &r->ref_status, why, sizeof why)) {
-        fprintf(io.diag, "%s: invalid: storage: %s\n", label, why);
-        snprintf(r->err.field, sizeof r->err.field, "storage");
-        snprintf(r->err.msg, sizeof r->err.msg, "%s", why);
-        r->exit_code = SS_EXIT_USAGE;
-        rc->n_invalid++;
+        not_run(rc, label, r, io.diag, SS_EXIT_USAGE, "storage", why);
         goto done;
     }
     r->ran = 1;
@@ -294,7 +292,7 @@ void ss_replay_loaded(ss_replay_ctx *rc, const char *label, ss_replay_case_resul
     /* A crash reproducer of a device engine (cuda) may leave a broken context:
      * then every run of that engine in this case is isolated too. */
     const ss_target *named = meta_name ? ss_target_find(meta_name) : NULL;
-    const char *iso_engine = isolate && named && strcmp(named->engine, "emu") ? named->engine : NULL;
+    const ss_engine *iso_engine = isolate && named && named->engine->shared_state ? named->engine : NULL;
     if (mt) {   /* its other default runs follow at once, so one target's runs stay together */
         run_target(rc, label, mt, only, isolate, r, &io);
         for (size_t i = 0; i < rc->opts.n_targets; i++)
@@ -302,10 +300,10 @@ void ss_replay_loaded(ss_replay_ctx *rc, const char *label, ss_replay_case_resul
     }
     for (size_t i = 0; i < rc->opts.n_targets; i++) {
         const ss_target *t = rc->opts.targets[i];
-        const int iso = (isolate && !strcmp(t->name, meta_name)) || (iso_engine && !strcmp(t->engine, iso_engine));
+        const int iso = (isolate && !strcmp(t->name, meta_name)) || (iso_engine && t->engine == iso_engine);
         if (t != mt) run_target(rc, label, t, -1, iso, r, &io);
     }
-    torch_version_note(rc, label, r, io.diag);
+    version_notes(rc, label, r, io.diag);
     size_t n_runs_ok = 0;
     for (size_t i = 0; i < r->runs; i++) n_runs_ok += r->run[i].res.verdict == SS_AGREE;
     if (r->exit_code == SS_EXIT_OK) {

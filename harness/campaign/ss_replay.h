@@ -8,10 +8,9 @@
 #include "ss_check.h"
 #include "ss_plan_build.h"
 
-#define SS_REPLAY_MAX_TARGETS 64
 
 typedef struct ss_replay_opts {
-    const ss_target *targets[SS_REPLAY_MAX_TARGETS];
+    const ss_target *targets[SS_MAX_TARGETS];
     size_t n_targets;          /* 0: every available non-mutant target not explicit_only */
     int all_schedules;         /* 1: scheduled targets run under each schedule */
     char schedule[32];         /* when all_schedules == 0; a scheduled target without a
@@ -37,7 +36,7 @@ int ss_verdict_is_finding(ss_verdict v);
 int ss_exit_worse(int a, int b);
 
 typedef struct ss_replay_run {
-    const char *target;
+    const ss_target *target;
     const char *schedule;      /* NULL for unscheduled targets */
     ss_run_status status;
     ss_check_result res;

@@ -11,9 +11,8 @@
 #include "ss_report.h"
 #include "ss_gen.h"
 #include "ss_summary_merge.h"
-#include "ss_plugin.h"
-#include "ss_torch.h"
 #include "ss_target.h"
+#include "ss_vec.h"
 
 static const char *const dtype_short[SS_DTYPE_COUNT] = {
     [SS_BOOL] = "bool", [SS_UINT8] = "u8", [SS_INT8] = "i8", [SS_INT16] = "i16",
@@ -47,14 +46,14 @@ static uint32_t fnv1a(const char *s) {
 }
 
 void ss_report_key(const ss_case *c, const ss_finding *f, char *key, size_t key_len) {
-    snprintf(key, key_len, "%s|%s|%s|%s", f->kind, f->target, ss_schedule_class(f->schedule),
+    snprintf(key, key_len, "%s|%s|%s|%s", f->kind, f->target->name, ss_schedule_class(f->schedule),
              ss_report_overlap_class(c));
 }
 
 /* The bug's key plus the shape (rank, dtype): one file per shape with --keep-variants. */
 static void variant_key(const ss_case *c, const ss_finding *f, char *key, size_t key_len) {
     const char *dt = (unsigned)c->dtype < SS_DTYPE_COUNT ? dtype_short[c->dtype] : "x";
-    snprintf(key, key_len, "%s|%s|%s|%dd|%s|%s", f->kind, f->target, ss_schedule_class(f->schedule),
+    snprintf(key, key_len, "%s|%s|%s|%dd|%s|%s", f->kind, f->target->name, ss_schedule_class(f->schedule),
              c->op.input.ndim, dt, ss_report_overlap_class(c));
 }
 
@@ -75,7 +74,7 @@ void ss_report_name(const ss_case *c, const ss_finding *f, int variants, char *n
     if (variants) variant_key(c, f, key, sizeof key);
     else ss_report_key(c, f, key, sizeof key);
     safe(kind, sizeof kind, f->kind);
-    safe(target, sizeof target, f->target);
+    safe(target, sizeof target, f->target->name);
     if (f->schedule) {
         sched[0] = '-';
         safe(sched + 1, sizeof sched - 1, ss_schedule_class(f->schedule));
@@ -94,39 +93,12 @@ static cJSON *add_u64(cJSON *m, const char *key, uint64_t v) {
     return cJSON_AddStringToObject(m, key, num);
 }
 
-/* meta.torch of a torch finding: what a maintainer asks first. */
-static int add_torch_meta(cJSON *m, const ss_finding *f) {
-    char mode[48] = "", spelling[48] = "";
-    const char *a = f->target + 6, *b = strchr(a, ':');
-    if (b) {
-        snprintf(mode, sizeof mode, "%.*s", (int)(b - a), a);
-        snprintf(spelling, sizeof spelling, "%s", b + 1);
-    }
-    const char *version = ss_torch_known_version(), *python = ss_torch_known_python();
-    cJSON *t = cJSON_AddObjectToObject(m, "torch");
-    return t && cJSON_AddStringToObject(t, "version", version ? version : "unknown") &&
-           cJSON_AddStringToObject(t, "mode", mode) && cJSON_AddStringToObject(t, "spelling", spelling) &&
-           cJSON_AddStringToObject(t, "device", strstr(mode, "cuda") ? "cuda" : "cpu") &&
-           cJSON_AddBoolToObject(t, "compiled", !strncmp(mode, "compile", 7)) &&
-           (!f->schedule || cJSON_AddStringToObject(t, "form", f->schedule)) &&
-           (!python || cJSON_AddStringToObject(t, "python", python));
-}
-
-/* meta.plugin of a plugin finding: which library to load to replay it. */
-static int add_plugin_meta(cJSON *m, const ss_target *t) {
-    const char *name, *path, *memory;
-    if (ss_plugin_describe(t, &name, &path, &memory)) return 1;
-    cJSON *p = cJSON_AddObjectToObject(m, "plugin");
-    return p && cJSON_AddStringToObject(p, "name", name) && cJSON_AddStringToObject(p, "path", path) &&
-           cJSON_AddStringToObject(p, "kernel", t->kernel) && cJSON_AddStringToObject(p, "memory", memory);
-}
-
 int ss_report_set_meta(ss_case *c, const ss_finding *f) {
     cJSON *m = cJSON_CreateObject(), *before = NULL;
     if (!m) return -1;
     char key[512];
     ss_report_key(c, f, key, sizeof key);
-    int ok = cJSON_AddStringToObject(m, "target", f->target) &&
+    int ok = cJSON_AddStringToObject(m, "target", f->target->name) &&
              (!f->schedule || cJSON_AddStringToObject(m, "schedule", f->schedule)) &&
              (!f->schedule || strcmp(f->schedule, "random") || add_u64(m, "schedule_seed", f->schedule_seed)) &&
              cJSON_AddStringToObject(m, "signature", f->kind) &&
@@ -142,8 +114,7 @@ int ss_report_set_meta(ss_case *c, const ss_finding *f) {
         snprintf(num, sizeof num, "%llu", (unsigned long long)f->case_index);
         ok = ok && cJSON_AddStringToObject(m, "case_index", num);
     }
-    if (ok && !strncmp(f->target, "torch:", 6)) ok = add_torch_meta(m, f);
-    if (ok) ok = add_plugin_meta(m, ss_target_find(f->target));
+    if (ok) ok = ss_target_meta_write(m, f->target, f->schedule) == 0;   /* meta.torch, meta.plugin */
     if (ok && (before = cJSON_AddObjectToObject(m, "before_minimization")))
         ok = cJSON_AddNumberToObject(before, "numel", (double)f->numel_before) &&
              cJSON_AddNumberToObject(before, "ndim", f->ndim_before);
@@ -189,11 +160,11 @@ void ss_report_line(const ss_case *c, const ss_finding *f, const char *path, int
     if (f->minimized)
         snprintf(was, sizeof was, " (was %d-D, %lld)", f->ndim_before, (long long)f->numel_before);
     if (path)
-        snprintf(next, sizeof next, "; next: ssfuzz explain %s -t %s%s%s", path, f->target,
+        snprintf(next, sizeof next, "; next: ssfuzz explain %s -t %s%s%s", path, f->target->name,
                  f->schedule ? " --schedule " : "", f->schedule ? f->schedule : "");
     int64_t numel = c->op.input_storage_numel + (c->op.src_aliased ? 0 : c->op.src_storage_numel);
     snprintf(n ? out : NULL, n, "%s on %s%s: %d-D %s %s, %lld element%s%s -> %s%s%s", f->kind,
-             f->target, sched, c->op.input.ndim, ss_dtype_name(c->dtype), overlap_name(c),
+             f->target->name, sched, c->op.input.ndim, ss_dtype_name(c->dtype), overlap_name(c),
              (long long)numel, numel == 1 ? "" : "s", was, path ? path : "(not written)",
              is_new ? "" : " (duplicate)", next);
 }
@@ -203,13 +174,7 @@ void ss_report_line(const ss_case *c, const ss_finding *f, const char *path, int
 static int add_bug(ss_summary *s, const char *bug) {
     for (size_t i = 0; i < s->n_bugs; i++)
         if (!strcmp(s->bugs[i], bug)) return 0;
-    if (s->n_bugs == s->cap_bugs) {
-        const size_t cap = s->cap_bugs ? s->cap_bugs * 2 : 16;
-        char (*nb)[160] = realloc(s->bugs, cap * sizeof *nb);
-        if (!nb) return -1;
-        s->bugs = nb;
-        s->cap_bugs = cap;
-    }
+    if (SS_GROW(s->bugs, s->cap_bugs, s->n_bugs + 1)) return -1;
     snprintf(s->bugs[s->n_bugs++], sizeof s->bugs[0], "%s", bug);
     return 0;
 }
@@ -224,13 +189,7 @@ int ss_summary_add(ss_summary *s, const char *kind, const char *target, const ch
             !strcmp(s->sigs[i].schedule, schedule))
             g = &s->sigs[i];
     if (!g) {
-        if (s->n == s->cap) {
-            size_t cap = s->cap ? s->cap * 2 : 16;
-            ss_summary_sig *ns = realloc(s->sigs, cap * sizeof *ns);
-            if (!ns) return -1;
-            s->sigs = ns;
-            s->cap = cap;
-        }
+        if (SS_GROW(s->sigs, s->cap, s->n + 1)) return -1;
         g = &s->sigs[s->n++];
         memset(g, 0, sizeof *g);
         snprintf(g->kind, sizeof g->kind, "%s", kind);

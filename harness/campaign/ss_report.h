@@ -20,10 +20,11 @@
 #include "ss_error.h"
 #include "ss_gen.h"
 #include "ss_plan.h"
+#include "ss_target.h"
 
 typedef struct ss_finding {
     const char *kind;          /* "mismatch", "guard-band write", "crash", "timeout", ... */
-    const char *target;        /* target name */
+    const ss_target *target;
     const char *schedule;      /* NULL for unscheduled targets */
     uint64_t schedule_seed;    /* the random schedule's seed */
     int has_origin;            /* 1: campaign_seed/case_index say where it came from */

@@ -13,6 +13,7 @@
 #include "ss_files.h"
 #include "ss_replay.h"
 #include "ss_triage.h"
+#include "ss_vec.h"
 
 const char *ss_triage_class_name(ss_triage_class c) {
     static const char *const names[SS_TRIAGE_CLASS_COUNT] = {"new", "known", "fixed", "regressed",
@@ -28,13 +29,7 @@ void ss_triage_free(ss_triage *t) {
 static ss_triage_item *item_for(ss_triage *t, const char *signature) {
     for (size_t i = 0; i < t->n; i++)
         if (!strcmp(t->it[i].signature, signature)) return &t->it[i];
-    if (t->n == t->cap) {
-        const size_t cap = t->cap ? t->cap * 2 : 16;
-        ss_triage_item *it = realloc(t->it, cap * sizeof *it);
-        if (!it) return NULL;
-        t->it = it;
-        t->cap = cap;
-    }
+    if (SS_GROW(t->it, t->cap, t->n + 1)) return NULL;
     ss_triage_item *it = &t->it[t->n++];
     memset(it, 0, sizeof *it);
     snprintf(it->signature, sizeof it->signature, "%s", signature);

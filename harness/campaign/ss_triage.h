@@ -45,13 +45,12 @@ typedef struct ss_triage {
     size_t count[SS_TRIAGE_CLASS_COUNT];
 } ss_triage;
 
-#define SS_TRIAGE_MAX_TARGETS 64
 
 typedef struct ss_triage_opts {
     const char *found_dir;     /* tonight's reproducers (may be NULL: rechecks only) */
-    const ss_target *tonight[SS_TRIAGE_MAX_TARGETS];   /* targets the campaign ran */
+    const ss_target *tonight[SS_MAX_TARGETS];   /* targets the campaign ran */
     size_t n_tonight;          /* 0: unknown, recheck on each entry's own target */
-    const ss_target *recheck_on[SS_TRIAGE_MAX_TARGETS];
+    const ss_target *recheck_on[SS_MAX_TARGETS];
     size_t n_recheck_on;
     const char *date, *commit; /* recorded in the ledger with `update` */
     double recheck_seconds;    /* per recheck (the child is killed after it: still failing) */

@@ -10,7 +10,7 @@
 #include "ss_compare.h"
 #include "ss_picture.h"
 #include "ss_pyexpr.h"
-#include "ss_regress_out.h"
+#include "ss_escape.h"
 #include "ss_replay.h"
 #include "ss_wrong_cells.h"
 
@@ -134,7 +134,7 @@ static int draw(const ss_plan *plan, int which, const ss_replay_run *runs, size_
     if (ss_picture_build(plan, which, &pic)) return -1;
     const size_t es = plan->op.elem_size;
     for (size_t i = 0; i < n; i++) {
-        const ss_target *t = ss_target_find(runs[i].target);
+        const ss_target *t = runs[i].target;
         ss_run_opts ro = {SS_SCHED_FORWARD, seed, 0};
         if (!t || (runs[i].res.verdict != SS_MISMATCH && runs[i].res.verdict != SS_GUARD_WRITE) ||
             (runs[i].schedule && (ro.schedule = ss_target_schedule_index(t, runs[i].schedule)) < 0))
@@ -157,12 +157,12 @@ static void report_targets(ss_replay_ctx *rc, const ss_replay_case_result *r, in
                            int values) {
     for (size_t k = 0; k < r->runs;) {
         size_t j = k, bad = 0;
-        while (j < r->runs && !strcmp(r->run[j].target, r->run[k].target)) bad += r->run[j++].res.verdict != SS_AGREE;
+        while (j < r->runs && r->run[j].target == r->run[k].target) bad += r->run[j++].res.verdict != SS_AGREE;
         const ss_replay_run *first = NULL;
         for (size_t i = k; i < j && !first; i++)
             if (r->run[i].res.verdict != SS_AGREE) first = &r->run[i];
         if (!first) {
-            printf("%s: agrees (%zu run%s)\n", r->run[k].target, j - k, j - k == 1 ? "" : "s");
+            printf("%s: agrees (%zu run%s)\n", r->run[k].target->name, j - k, j - k == 1 ? "" : "s");
             k = j;
             continue;
         }
@@ -179,7 +179,7 @@ static void report_targets(ss_replay_ctx *rc, const ss_replay_case_result *r, in
             ss_text_sanitize(first->res.why, detail, sizeof detail);
         if (n < sizeof line) snprintf(line + n, sizeof line - n, "): %s", detail);
         char head[96];
-        snprintf(head, sizeof head, "%s: ", r->run[k].target);
+        snprintf(head, sizeof head, "%s: ", r->run[k].target->name);
         wrapped(head, line, 2);
         if (first->res.verdict == SS_MISMATCH || first->res.verdict == SS_GUARD_WRITE) {
             const uint64_t seed = rc->opts.seed;
@@ -190,7 +190,7 @@ static void report_targets(ss_replay_ctx *rc, const ss_replay_case_result *r, in
         if (values && (first->res.verdict == SS_MISMATCH || first->res.verdict == SS_GUARD_WRITE)) {
             printf("  wrong cells under %s:\n", first->schedule ? first->schedule : "the run");
             /* replay keeps no final storages for explain: run the first disagreeing run again */
-            const ss_target *t = ss_target_find(first->target);
+            const ss_target *t = first->target;
             ss_run_opts ro = {SS_SCHED_FORWARD, rc->opts.seed, 0};
             if (t && (!first->schedule || (ro.schedule = ss_target_schedule_index(t, first->schedule)) >= 0)) {
                 ss_check_result again;

@@ -9,7 +9,7 @@
 #include "ss_export.h"
 #include "ss_files.h"
 #include "ss_plan_build.h"
-#include "ss_regress_out.h"
+#include "ss_escape.h"
 #include "ss_replay.h"
 #include "ss_storage.h"
 

@@ -10,7 +10,6 @@
 #include "ss_files.h"
 #include "ss_fuzz.h"
 #include "ss_gen_opts.h"
-#include "ss_plugin.h"
 #include "ss_replay.h"
 
 static volatile sig_atomic_t stop_flag, stop_signal;
@@ -61,19 +60,26 @@ static int parse_seconds(const char *opt, const char *s, double *out) {
     return 0;
 }
 
-/* Default targets: the correct cuda kernels when every one of them can run, else emu's. */
+/* Default targets: the correct targets of the highest-ranked engine (its
+ * default_rank: cuda, then emu) all of whose correct targets can run here. */
 static int default_targets(ss_fuzz_config *cfg) {
-    for (int pass = 0; pass < 2 && cfg->n_targets == 0; pass++) {
-        const char *engine = pass == 0 ? "cuda" : "emu";
-        int ok = 1;
-        for (size_t i = 0; i < ss_target_count(); i++) {
-            const ss_target *t = ss_target_at(i);
-            if (t->mutant || strcmp(t->engine, engine)) continue;
-            if (ss_fuzz_probe_unavailable(t)) { ok = 0; break; }
-            cfg->targets[cfg->n_targets++] = t;
+    int rank = 0;
+    for (size_t e = 0; e < ss_engine_count(); e++)
+        if (ss_engine_at(e)->default_rank > rank) rank = ss_engine_at(e)->default_rank;
+    for (; rank > 0 && cfg->n_targets == 0; rank--)
+        for (size_t e = 0; e < ss_engine_count(); e++) {
+            const ss_engine *engine = ss_engine_at(e);
+            if (engine->default_rank != rank) continue;
+            int ok = 1;
+            for (size_t i = 0; i < ss_target_count(); i++) {
+                const ss_target *t = ss_target_at(i);
+                if (t->mutant || t->engine != engine) continue;
+                if (ss_fuzz_probe_unavailable(t)) { ok = 0; break; }
+                cfg->targets[cfg->n_targets++] = t;
+            }
+            if (!ok) cfg->n_targets = 0;
+            if (cfg->n_targets) break;
         }
-        if (!ok) cfg->n_targets = 0;
-    }
     return cfg->n_targets ? 0 : -1;
 }
 
@@ -154,8 +160,8 @@ static void print_summary(const ss_fuzz_config *cfg, const ss_summary *s, int su
     fprintf(f, "reproduce: ssfuzz fuzz --seed %llu --cases %llu", (unsigned long long)s->seed,
             (unsigned long long)s->cases);
     for (size_t i = 0; i < cfg->n_targets; i++) {
-        const char *path;
-        if (ss_plugin_describe(cfg->targets[i], NULL, &path, NULL) == 0) fprintf(f, " --plugin %s", path);
+        const char *path = ss_target_loaded_from(cfg->targets[i]);
+        if (path) fprintf(f, " --plugin %s", path);
         fprintf(f, " --target %s", cfg->targets[i]->name);
     }
     char gen[200];
@@ -194,16 +200,8 @@ int ss_cmd_fuzz(int argc, char **argv) {
     while ((c = getopt_long(argc, argv, ":t:j:o:qh", opts, NULL)) != -1) {
         switch (c) {
         case 't': {
-            const ss_target *t = ss_target_find(optarg);
-            if (!t) {
-                fprintf(stderr, "ssfuzz fuzz: --target: unknown target '%s' (ssfuzz targets lists them)\n", optarg);
-                return SS_EXIT_USAGE;
-            }
-            int dup = 0;   /* a repeated --target runs once */
-            for (size_t i = 0; i < cfg.n_targets; i++) dup |= cfg.targets[i] == t;
-            if (dup) break;
-            if (cfg.n_targets == SS_FUZZ_MAX_TARGETS) { fprintf(stderr, "ssfuzz fuzz: too many targets\n"); return SS_EXIT_USAGE; }
-            cfg.targets[cfg.n_targets++] = t;
+            /* a repeated --target runs once */
+            if (ss_target_set_add(cfg.targets, &cfg.n_targets, optarg, "--target", &err)) goto bad;
             break;
         }
         case O_SEED: if (ss_parse_u64("--seed", optarg, &cfg.seed, &err)) goto bad; have_seed = 1; break;
@@ -255,16 +253,17 @@ int ss_cmd_fuzz(int argc, char **argv) {
         fprintf(stderr, "ssfuzz fuzz: no default target can run here\n");
         return SS_EXIT_TARGET;
     }
-    /* Engines where size changes the code path (a GPU's waves, a compiled kernel's
-     * parallel chunks) get many more large cases. The emulator's schedules expose
-     * order dependence at any size, and its large cases cost most of a campaign
-     * (about 88% of the default one's time for 1 case in 300): none by default. */
-    int sized = 0, all_emu = cfg.n_targets > 0;
+    /* Each target's engine says what share of large cases it wants (many where
+     * size changes the code path, none where it never does): the largest share
+     * asked for wins; when none asks for any, 0 if every target said so, else
+     * the generator's default. */
+    int most = -1, all_none = cfg.n_targets > 0;
     for (size_t i = 0; i < cfg.n_targets; i++) {
-        sized |= !strcmp(cfg.targets[i]->engine, "cuda") || strstr(cfg.targets[i]->name, ":compile-");
-        all_emu &= !strcmp(cfg.targets[i]->engine, "emu");
+        const int want = ss_target_large_per_mille(cfg.targets[i]);
+        if (want > most) most = want;
+        all_none &= want == 0;
     }
-    if (!have_large) cfg.gen.large_per_mille = sized ? 250 : all_emu ? 0 : cfg.gen.large_per_mille;
+    if (!have_large) cfg.gen.large_per_mille = most > 0 ? (unsigned)most : all_none ? 0 : cfg.gen.large_per_mille;
     for (size_t i = 0; i < cfg.n_targets; i++) {
         int first, last;
         if (ss_fuzz_schedules(&cfg, cfg.targets[i], &first, &last)) {

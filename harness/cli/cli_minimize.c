@@ -210,7 +210,7 @@ int ss_cmd_minimize(int argc, char **argv) {
     snprintf(idxbuf, sizeof idxbuf, "%s", cidx ? cidx : "0");
     /* found_by says where the case came from: minimizing does not change that */
     const char *found_by = meta_string(&cs, "found_by");
-    ss_finding f = {ss_verdict_name(p.want), p.target->name, sched, p.opts.seed, cseed && cidx,
+    ss_finding f = {ss_verdict_name(p.want), p.target, sched, p.opts.seed, cseed && cidx,
                     strtoull(seedbuf, NULL, 10), strtoull(idxbuf, NULL, 10), st.numel_before,
                     st.ndim_before, !st.budget_hit, found_by ? found_by : "ssfuzz minimize", detail};
     cJSON *user_meta = cs.meta;

@@ -30,7 +30,7 @@ static void usage(FILE *f) {
 }
 
 typedef struct regress {
-    const ss_target *requested[SS_REPLAY_MAX_TARGETS];
+    const ss_target *requested[SS_MAX_TARGETS];
     size_t n_requested;
     int quiet, json, exit_code, oom;
     size_t n_cases, n_invalid;
@@ -61,7 +61,7 @@ static void invalid(regress *g, const char *path, const ss_error *err) {
 static size_t choose(regress *g, const char *path, const ss_expect *x, const ss_target **run) {
     size_t n = 0;
     const size_t total = g->n_requested ? g->n_requested : ss_target_count();
-    for (size_t i = 0; i < total && n < SS_REPLAY_MAX_TARGETS; i++) {
+    for (size_t i = 0; i < total && n < SS_MAX_TARGETS; i++) {
         const ss_target *t = g->n_requested ? g->requested[i] : ss_target_at(i);
         /* external engines (torch) run when named, by --target or by the case */
         if (!g->n_requested && t->explicit_only && !ss_expect_names(x, t)) continue;
@@ -119,7 +119,7 @@ static void check_case(regress *g, ss_replay_ctx *rc, const char *path) {
     for (size_t i = 0, k = 0; i < rc->opts.n_targets; i++) {
         const ss_target *t = rc->opts.targets[i];
         size_t j = k;
-        while (j < r.runs && !strcmp(r.run[j].target, t->name)) j++;
+        while (j < r.runs && r.run[j].target == t) j++;
         const char *sig = NULL;
         const ss_expect_kind kind = ss_expect_of(&x, t, &sig);
         ss_expect_outcome o;
@@ -164,21 +164,9 @@ static int parse_args(regress *g, ss_replay_opts *o, const char **junit, const c
         uint64_t v;
         if (ch == 'J') { g->json = 1; continue; }
         switch (ch) {
-        case 't': {
-            ss_replay_opts tmp;
-            ss_replay_opts_init(&tmp);
-            if (ss_replay_add_target(&tmp, optarg, &err)) goto bad;
-            size_t i = 0;
-            while (i < g->n_requested && g->requested[i] != tmp.targets[0]) i++;
-            if (i == g->n_requested) {
-                if (g->n_requested == SS_REPLAY_MAX_TARGETS) {
-                    ss_fail(&err, "--target", "at most %d targets", SS_REPLAY_MAX_TARGETS);
-                    goto bad;
-                }
-                g->requested[g->n_requested++] = tmp.targets[0];
-            }
+        case 't':
+            if (ss_target_set_add(g->requested, &g->n_requested, optarg, "--target", &err)) goto bad;
             break;
-        }
         case 'j': *junit = optarg; break;
         case 'S': *sarif = optarg; break;
         case 's': if (ss_parse_u64("--seed", optarg, &o->seed, &err)) goto bad; break;

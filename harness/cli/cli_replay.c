@@ -178,7 +178,7 @@ int ss_cmd_replay(int argc, char **argv) {
             dump_run(dump_dir, stem, "reference", NULL, &rc.c, &rc.check.ref_in,
                      &rc.check.ref_src, r.ref_status);
             for (size_t k = 0; k < r.runs; k++)
-                dump_run(dump_dir, stem, r.run[k].target, r.run[k].schedule, &rc.c,
+                dump_run(dump_dir, stem, r.run[k].target->name, r.run[k].schedule, &rc.c,
                          &r.run[k].final_in, &r.run[k].final_src, r.run[k].status);
         }
         exit_code = ss_exit_worse(exit_code, r.exit_code);

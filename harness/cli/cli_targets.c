@@ -3,7 +3,6 @@
 #include <string.h>
 #include "ss_cli.h"
 #include "ss_target.h"
-#include "ss_torch.h"
 
 int ss_cmd_targets(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
@@ -22,8 +21,11 @@ int ss_cmd_targets(int argc, char **argv) {
         fprintf(stderr, "ssfuzz targets: unexpected argument '%s' (ssfuzz targets --help)\n", argv[i]);
         return SS_EXIT_USAGE;
     }
-    const char *why_torch = NULL, *version = ss_torch_version(&why_torch);
-    if (version) printf("# torch %s\n", version);
+    for (size_t e = 0; e < ss_engine_count(); e++) {
+        const ss_engine *engine = ss_engine_at(e);
+        const char *version = engine->version ? engine->version(NULL) : NULL;
+        if (version) printf("# %s %s\n", engine->name, version);
+    }
     const size_t n = ss_target_count();
     const char *why[512];
     int note[512];   /* 1 + the note number of a reason two or more targets share; 0 none */
@@ -42,8 +44,7 @@ int ss_cmd_targets(int argc, char **argv) {
     }
     for (size_t i = 0; i < n && i < 512; i++) {
         const ss_target *t = ss_target_at(i);
-        const char *kind = t->mutant ? "mutant" : !strcmp(t->engine, "torch") || !strcmp(t->engine, "plugin")
-                           ? t->engine : "kernel";
+        const char *kind = t->mutant ? "mutant" : t->engine->kind;
         if (note[i]) printf("%-36s %-7s unavailable (note %d)\n", t->name, kind, note[i]);
         else printf("%-36s %-7s %s\n", t->name, kind, why[i] ? why[i] : "available");
     }

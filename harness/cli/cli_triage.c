@@ -50,12 +50,10 @@ typedef struct args {
 } args;
 
 static int add_target(const ss_target **set, size_t *n, const char *name, const char *opt) {
-    const ss_target *t = ss_target_find(name);
-    if (!t) { fprintf(stderr, "ssfuzz triage: %s: unknown target '%s' (ssfuzz targets lists them)\n", opt, name); return -1; }
-    if (*n == SS_TRIAGE_MAX_TARGETS) { fprintf(stderr, "ssfuzz triage: %s: too many targets\n", opt); return -1; }
-    for (size_t i = 0; i < *n; i++) if (set[i] == t) return 0;
-    set[(*n)++] = t;
-    return 0;
+    ss_error err;
+    if (ss_target_set_add(set, n, name, opt, &err) == 0) return 0;
+    fprintf(stderr, "ssfuzz triage: %s: %s\n", err.field, err.msg);
+    return -1;
 }
 
 static int parse_exit(const char *opt, const char *s, int *out) {
@@ -135,7 +133,7 @@ static void targets_from_summary(args *a) {
     cJSON_Delete(root);
     for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         const ss_target *t = ss_target_find(tok);
-        if (t && a->o.n_tonight < SS_TRIAGE_MAX_TARGETS) a->o.tonight[a->o.n_tonight++] = t;
+        if (t) ss_target_set_put(a->o.tonight, &a->o.n_tonight, t);   /* full: the rest go unlisted */
     }
 }
 

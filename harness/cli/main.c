@@ -45,7 +45,7 @@ static void usage(FILE *f) {
  * before dispatch; a plugin that does not load is one line and exit 2. */
 static int load_plugin(const char *path) {
     ss_error err;
-    if (ss_plugin_load(path, &err) == 0) return 0;
+    if (ss_plugin_load(path, ss_target_find, &err) == 0) return 0;
     fprintf(stderr, "ssfuzz: plugin %s: %s\n", path, err.msg);
     return -1;
 }
@@ -62,7 +62,7 @@ static int global_value(int argc, char **argv, int *i, const char *name, const c
 
 static int take_global_options(int *argc, char **argv) {
     ss_error err;
-    if (ss_plugin_load_env(&err)) {
+    if (ss_plugin_load_env(ss_target_find, &err)) {
         fprintf(stderr, "ssfuzz: plugin %s (from SSFUZZ_PLUGINS): %s\n", err.field, err.msg);
         return -1;
     }
@@ -98,7 +98,7 @@ static int take_global_options(int *argc, char **argv) {
 
 int main(int argc, char **argv) {
     if (take_global_options(&argc, argv)) return SS_EXIT_USAGE;
-    atexit(ss_plugin_shutdown);
+    atexit(ss_engines_shutdown);
     if (argc < 2) { usage(stderr); return SS_EXIT_USAGE; }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || (!strcmp(argv[1], "help") && argc == 2)) {
         usage(stdout);

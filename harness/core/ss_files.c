@@ -8,15 +8,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "ss_files.h"
+#include "ss_vec.h"
 
 static int push(ss_pathlist *l, const char *p, ss_error *err) {
-    if (l->count == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 16;
-        char **np = realloc(l->paths, cap * sizeof *np);
-        if (!np) return ss_fail(err, p, "out of memory");
-        l->paths = np;
-        l->cap = cap;
-    }
+    if (SS_GROW(l->paths, l->cap, l->count + 1)) return ss_fail(err, p, "out of memory");
     if (!(l->paths[l->count] = strdup(p))) return ss_fail(err, p, "out of memory");
     l->count++;
     return 0;
@@ -169,6 +164,23 @@ int ss_write_atomic(const char *path, const void *data, size_t len, ss_error *er
         return ss_fail(err, path, "cannot write: %s", strerror(saved ? saved : EIO));
     }
     return 0;
+}
+
+int ss_write_atomic_with(const char *path, int (*emit)(FILE *f, const void *user), const void *user,
+                         ss_error *err) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return ss_fail(err, path, "out of memory");
+    const int gave_up = emit(f, user) != 0;
+    const int bad = ferror(f);
+    if (fclose(f) || bad || gave_up) {
+        free(buf);
+        return ss_fail(err, path, gave_up && !bad ? "cannot build the text" : "out of memory");
+    }
+    const int rc = ss_write_atomic(path, buf, len, err);
+    free(buf);
+    return rc;
 }
 
 int ss_ensure_writable_dir(const char *dir, ss_error *err) {

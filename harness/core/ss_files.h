@@ -3,6 +3,7 @@
 #define SS_FILES_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include "ss_error.h"
 
 typedef struct ss_pathlist {
@@ -25,6 +26,13 @@ int ss_write_full(int fd, const void *buf, size_t n);
 /* Write atomically: a temp file in the same directory, fsync, rename over
  * path. On failure nothing is left behind and path is untouched. */
 int ss_write_atomic(const char *path, const void *data, size_t len, ss_error *err);
+
+/* A document built in memory, then written with ss_write_atomic: emit writes
+ * the whole text to f (from user, its data) and returns 0, or nonzero to give
+ * up. Nothing is written when emit gives up or the stream failed (out of
+ * memory); then -1 with err. */
+int ss_write_atomic_with(const char *path, int (*emit)(FILE *f, const void *user), const void *user,
+                         ss_error *err);
 
 /* The mode new files get: 0666 less the process umask (as open(2) would
  * give; mkstemp's 0600 is widened to it before the rename). */

@@ -40,6 +40,23 @@ static size_t n_targets;
 size_t ss_plugin_target_count(void) { return n_targets; }
 const ss_target *ss_plugin_target_at(size_t i) { return i < n_targets ? &targets[i].t : NULL; }
 
+static const ss_target *own_target(const char *name) {
+    for (size_t i = 0; i < n_targets; i++)
+        if (!strcmp(targets[i].name, name)) return &targets[i].t;
+    return NULL;
+}
+
+static const char *plugin_loaded_from(const ss_target *t);
+static int plugin_meta_write(cJSON *meta, const ss_target *t, const char *schedule);
+
+/* A user's library: probed in a child (its init may crash), confirmed by
+ * reruns (it may race), loaded again from meta.plugin's path by the user. */
+const ss_engine ss_plugin_engine = {
+    .name = "plugin", .kind = "plugin", .probe_in_child = 1, .shared_state = 1, .meta_key = "plugin",
+    .loaded_from = plugin_loaded_from, .meta_write = plugin_meta_write,
+    .meta_check = ss_plugin_check_meta, .shutdown = ss_plugin_shutdown,
+};
+
 static int plain_name(const char *s) {
     if (!s || !*s || strlen(s) > 64) return 0;
     for (; *s; s++)
@@ -153,7 +170,7 @@ static ss_run_status plugin_run(const ss_target *t, const ss_plan *plan, ss_stor
     return call_kernel(&k, ss_storage_data(input), ss_storage_data(s ? s : input), why, why_len);
 }
 
-static int check_desc(const ssfuzz_plugin *d, ss_error *err, const char *path) {
+static int check_desc(const ssfuzz_plugin *d, ss_target_lookup taken, ss_error *err, const char *path) {
     if (!d) return ss_fail(err, path, "ssfuzz_plugin_v1() returned NULL");
     if (d->abi_version != SSFUZZ_PLUGIN_ABI_VERSION)
         return ss_fail(err, path, "built for plugin ABI version %u, this ssfuzz speaks version %d: "
@@ -180,7 +197,7 @@ static int check_desc(const ssfuzz_plugin *d, ss_error *err, const char *path) {
     for (uint32_t i = 0; i < d->n_kernels; i++) {
         char name[160];
         snprintf(name, sizeof name, "%s:%s", d->name, d->kernels[i].name);
-        const ss_target *t = ss_target_find(name);
+        const ss_target *t = taken ? taken(name) : own_target(name);
         int twice = 0;
         for (uint32_t j = 0; j < i; j++) twice |= !strcmp(d->kernels[j].name, d->kernels[i].name);
         if (t || twice) {
@@ -194,7 +211,7 @@ static int check_desc(const ssfuzz_plugin *d, ss_error *err, const char *path) {
     return 0;
 }
 
-int ss_plugin_load(const char *path, ss_error *err) {
+int ss_plugin_load(const char *path, ss_target_lookup taken, ss_error *err) {
     char real[PATH_MAX];
     if (!realpath(path, real)) return ss_fail(err, path, "cannot open: no such file");
     for (size_t i = 0; i < n_plugins; i++)
@@ -210,7 +227,7 @@ int ss_plugin_load(const char *path, ss_error *err) {
         return ss_fail(err, path, "no symbol %s (export it as include/ssfuzz_plugin.h shows)",
                        SSFUZZ_PLUGIN_SYMBOL);
     }
-    if (ss_plugin_register(entry(), real, err)) {
+    if (ss_plugin_register(entry(), real, taken, err)) {
         if (err) snprintf(err->field, sizeof err->field, "%s", path);
         dlclose(h);
         return -1;
@@ -219,9 +236,9 @@ int ss_plugin_load(const char *path, ss_error *err) {
     return 0;
 }
 
-int ss_plugin_register(const ssfuzz_plugin *d, const char *path, ss_error *err) {
+int ss_plugin_register(const ssfuzz_plugin *d, const char *path, ss_target_lookup taken, ss_error *err) {
     if (n_plugins == SS_PLUGIN_MAX) return ss_fail(err, path, "at most %d plugins", SS_PLUGIN_MAX);
-    if (check_desc(d, err, path)) return -1;
+    if (check_desc(d, taken, err, path)) return -1;
     static int hooked;
     if (!hooked && pthread_atfork(NULL, NULL, forget_init))
         return ss_fail(err, path, "pthread_atfork failed");
@@ -236,20 +253,20 @@ int ss_plugin_register(const ssfuzz_plugin *d, const char *path, ss_error *err) 
         snprintf(pt->name, sizeof pt->name, "%s:%s", d->name, d->kernels[i].name);
         pt->p = p;
         pt->k = &d->kernels[i];
-        pt->t = (ss_target){pt->name, "plugin", d->kernels[i].name, 0, 0, NULL, 1,
+        pt->t = (ss_target){pt->name, &ss_plugin_engine, d->kernels[i].name, 0, 0, NULL, 1,
                             plugin_unavailable, plugin_run};
     }
     return 0;
 }
 
-int ss_plugin_load_env(ss_error *err) {
+int ss_plugin_load_env(ss_target_lookup taken, ss_error *err) {
     const char *env = getenv("SSFUZZ_PLUGINS");
     if (!env) return 0;
     char *list = strdup(env), *save = NULL;
     if (!list) return ss_fail(err, "SSFUZZ_PLUGINS", "out of memory");
     int rc = 0;
     for (char *p = strtok_r(list, ":", &save); p && !rc; p = strtok_r(NULL, ":", &save))
-        rc = ss_plugin_load(p, err);
+        rc = ss_plugin_load(p, taken, err);
     free(list);
     return rc;
 }
@@ -275,8 +292,7 @@ const ss_target *ss_plugin_meta_target(const cJSON *meta) {
     const cJSON *pl = cJSON_GetObjectItemCaseSensitive(meta, "plugin");
     const char *target = meta_string(meta, "target");
     if (!cJSON_IsObject(pl) || !target) return NULL;
-    const ss_target *t = ss_target_find(target);
-    return ss_plugin_describe(t, NULL, NULL, NULL) == 0 ? t : NULL;
+    return own_target(target);
 }
 
 int ss_plugin_check_meta(const cJSON *meta, char *why, size_t why_len) {
@@ -287,6 +303,22 @@ int ss_plugin_check_meta(const cJSON *meta, char *why, size_t why_len) {
              name ? name : "?", meta_string(meta, "target") ? meta_string(meta, "target") : "?",
              path ? path : "PATH.so");
     return -1;
+}
+
+static const char *plugin_loaded_from(const ss_target *t) {
+    const char *path = NULL;
+    return ss_plugin_describe(t, NULL, &path, NULL) == 0 ? path : NULL;
+}
+
+/* meta.plugin of a finding: which library to load to replay it. */
+static int plugin_meta_write(cJSON *meta, const ss_target *t, const char *schedule) {
+    (void)schedule;
+    const char *name, *path, *memory;
+    if (ss_plugin_describe(t, &name, &path, &memory)) return 0;
+    cJSON *p = cJSON_AddObjectToObject(meta, "plugin");
+    const int ok = p && cJSON_AddStringToObject(p, "name", name) && cJSON_AddStringToObject(p, "path", path) &&
+                   cJSON_AddStringToObject(p, "kernel", t->kernel) && cJSON_AddStringToObject(p, "memory", memory);
+    return ok ? 0 : -1;
 }
 
 void ss_plugin_shutdown(void) {

@@ -15,15 +15,23 @@
 struct cJSON;
 struct ssfuzz_plugin;
 
+extern const ss_engine ss_plugin_engine;
+
+/* The target of that name among every target (ss_target_find), for the
+ * check that a plugin's names are new; NULL: only plugins' own are checked.
+ * Passed in, because the registry above this engine lists its targets. */
+typedef const ss_target *(*ss_target_lookup)(const char *name);
+
 /* Load one library and register its kernels. The same file twice is loaded
  * once. -1 with err (field: the path) on a dlopen error, a missing symbol, a
  * wrong ABI version or struct_size, a bad name, or a target name taken. */
-int ss_plugin_load(const char *path, ss_error *err);
+int ss_plugin_load(const char *path, ss_target_lookup taken, ss_error *err);
 /* The second half of loading: check a descriptor and register its kernels as
  * loaded from `path` (for tests, and plugins linked in statically). */
-int ss_plugin_register(const struct ssfuzz_plugin *d, const char *path, ss_error *err);
+int ss_plugin_register(const struct ssfuzz_plugin *d, const char *path, ss_target_lookup taken,
+                       ss_error *err);
 /* Load every library of $SSFUZZ_PLUGINS (colon-separated); 0 when unset. */
-int ss_plugin_load_env(ss_error *err);
+int ss_plugin_load_env(ss_target_lookup taken, ss_error *err);
 
 size_t ss_plugin_target_count(void);
 const ss_target *ss_plugin_target_at(size_t i);

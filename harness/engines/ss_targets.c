@@ -1,96 +1,42 @@
-/* ss_targets.c - the target registry: emu:KERNEL and cuda:KERNEL for every kernel,
- * the torch engine's targets, loaded plugins' targets, and schedule names. */
+/* ss_targets.c - the registry: every engine and every target, and the questions
+ * the layers above ask of an engine, answered from its descriptor. */
 #include <stdio.h>
 #include <string.h>
-#include "ss_target.h"
-#include "ss_kernels.h"
-#include "ss_emu.h"
-#include "ss_cuda.h"
-#include "ss_cuda_iso.h"
+#include "ss_engine_kernels.h"
 #include "ss_plugin.h"
-#include "ss_storage.h"
 #include "ss_torch.h"
 
-static const char *emu_unavailable(const ss_target *t) { (void)t; return NULL; }
-static const char *cuda_unavailable(const ss_target *t) {
-    (void)t;
-    return ss_cuda_iso_enabled() ? ss_cuda_iso_unavailable() : ss_cuda_unavailable();
-}
-static ss_run_status emu_run(const ss_target *t, const ss_plan *plan, ss_storage *input,
-                             ss_storage *src, const ss_run_opts *opts, char *why, size_t why_len);
-static ss_run_status cuda_run(const ss_target *t, const ss_plan *plan, ss_storage *input,
-                              ss_storage *src, const ss_run_opts *opts, char *why, size_t why_len);
+static const ss_engine *const engines[] = {&ss_engine_emu, &ss_engine_cuda, &ss_torch_engine,
+                                           &ss_plugin_engine};
+#define NENGINES (sizeof engines / sizeof engines[0])
 
-static const char *const schedule_names[SS_SCHED_COUNT] = {
-    [SS_SCHED_FORWARD] = "forward", [SS_SCHED_REVERSE] = "reverse",
-    [SS_SCHED_LOCKSTEP] = "lockstep", [SS_SCHED_WARP] = "warp", [SS_SCHED_RANDOM] = "random",
+size_t ss_engine_count(void) { return NENGINES; }
+const ss_engine *ss_engine_at(size_t i) { return i < NENGINES ? engines[i] : NULL; }
+
+/* Where targets come from, in listing order. */
+static const struct {
+    size_t (*count)(void);
+    const ss_target *(*at)(size_t i);
+} tables[] = {
+    {ss_kernel_target_count, ss_kernel_target_at},
+    {ss_torch_target_count, ss_torch_target_at},
+    {ss_plugin_target_count, ss_plugin_target_at},
 };
+#define NTABLES (sizeof tables / sizeof tables[0])
 
-#define EMU(k, mut) {"emu:" k, "emu", k, mut, SS_SCHED_COUNT, schedule_names, 0, emu_unavailable, emu_run}
-#define CUDA(k, mut) {"cuda:" k, "cuda", k, mut, 0, NULL, 0, cuda_unavailable, cuda_run}
-#define BOTH(k, mut) EMU(k, mut), CUDA(k, mut)
-
-/* Kernel names as in kernels/ss_kernels.c, in ss_kernel_id order: entry i
- * runs kernel i / 2 (emu on even entries, cuda on odd ones). */
-static const ss_target targets[] = {
-    BOTH("reinplace", 0), BOTH("functional", 0), BOTH("index", 0),
-    BOTH("mut-alias-unchecked", 1), BOTH("mut-alias-same-ptr", 1),
-    BOTH("mut-overlap-off-by-one", 1), BOTH("mut-ignore-offset", 1),
-    BOTH("mut-contiguous-src", 1), BOTH("mut-step-ignored", 1), BOTH("mut-end-unclamped", 1),
-};
-#define NTARGETS (sizeof targets / sizeof targets[0])
-_Static_assert(NTARGETS == 2 * SS_KERNEL_COUNT, "one emu and one cuda target per kernel");
-
-static ss_kernel_id kernel_of(const ss_target *t) { return (ss_kernel_id)((size_t)(t - targets) / 2); }
-
-static ss_run_status emu_run(const ss_target *t, const ss_plan *plan, ss_storage *input,
-                             ss_storage *src, const ss_run_opts *opts, char *why, size_t why_len) {
-    static const ss_run_opts forward = {SS_SCHED_FORWARD, 0, 0};
-    return ss_emu_run(kernel_of(t), &plan->op, input, plan->op.src_aliased ? NULL : src,
-                      opts ? opts : &forward, why, why_len);
+size_t ss_target_count(void) {
+    size_t n = 0;
+    for (size_t k = 0; k < NTABLES; k++) n += tables[k].count();
+    return n;
 }
-
-int ss_target_schedules_agree(const ss_target *t, const ss_plan *plan) {
-    if (t->run != emu_run) return 0;   /* only the registry's emu targets run this */
-    return ss_emu_schedules_agree(kernel_of(t), &plan->op, SS_GUARD_DEFAULT);
-}
-
-static ss_run_status cuda_run(const ss_target *t, const ss_plan *plan, ss_storage *input,
-                              ss_storage *src, const ss_run_opts *opts, char *why, size_t why_len) {
-    (void)opts;
-    const char *r = cuda_unavailable(t);
-    if (r) {
-        snprintf(why, why_len, "%s", r);
-        return SS_RUN_UNAVAILABLE;
-    }
-    ss_storage *s = plan->op.src_aliased ? NULL : src;
-    ss_kprog prog;
-    const ss_run_status st = ss_kprog_build(kernel_of(t), &plan->op, input->guard,
-                                            s ? s->guard : input->guard, &prog, why, why_len);
-    if (st != SS_RUN_OK) return st;
-    /* The first run of a process (or of a new CUDA child) creates the context,
-     * which takes seconds with many workers: not the case's time. */
-    static long warmed = -1;
-    const int iso = ss_cuda_iso_enabled();
-    const long generation = iso ? ss_cuda_iso_children() : 0;
-    const int cold = warmed != generation || (iso && generation == 0);
-    if (cold) ss_target_clock(60);
-    const ss_run_status ran = iso ? ss_cuda_iso_exec(&prog, input, s, why, why_len)
-                                : ss_cuda_exec(&prog, input, s, why, why_len);
-    if (cold) {
-        ss_target_clock(0);
-        warmed = iso ? ss_cuda_iso_children() : 0;
-    }
-    return ran;
-}
-
-size_t ss_target_count(void) { return NTARGETS + ss_torch_target_count() + ss_plugin_target_count(); }
 
 const ss_target *ss_target_at(size_t i) {
-    if (i < NTARGETS) return &targets[i];
-    i -= NTARGETS;
-    return i < ss_torch_target_count() ? ss_torch_target_at(i)
-                                       : ss_plugin_target_at(i - ss_torch_target_count());
+    for (size_t k = 0; k < NTABLES; k++) {
+        const size_t n = tables[k].count();
+        if (i < n) return tables[k].at(i);
+        i -= n;
+    }
+    return NULL;
 }
 
 const ss_target *ss_target_find(const char *name) {
@@ -101,14 +47,19 @@ const ss_target *ss_target_find(const char *name) {
     return NULL;
 }
 
-const char *ss_target_schedule(const ss_target *t, int s) {
-    return s >= 0 && s < t->scheduled ? t->schedules[s] : NULL;
+int ss_target_set_put(const ss_target **set, size_t *n, const ss_target *t) {
+    for (size_t i = 0; i < *n; i++)
+        if (set[i] == t) return 0;
+    if (*n == SS_MAX_TARGETS) return -1;
+    set[(*n)++] = t;
+    return 0;
 }
 
-int ss_target_schedule_index(const ss_target *t, const char *name) {
-    for (int s = 0; s < t->scheduled; s++)
-        if (!strcmp(t->schedules[s], name)) return s;
-    return -1;
+int ss_target_set_add(const ss_target **set, size_t *n, const char *name, const char *option, ss_error *err) {
+    const ss_target *t = ss_target_find(name);
+    if (!t) return ss_fail(err, option, "unknown target '%s' (ssfuzz targets lists them)", name);
+    if (ss_target_set_put(set, n, t)) return ss_fail(err, option, "at most %d targets", SS_MAX_TARGETS);
+    return 0;
 }
 
 int ss_schedule_known(const char *name) {
@@ -135,31 +86,49 @@ const char *ss_schedule_list(void) {
     return list;
 }
 
-static ss_clock_hook clock_hook;
-static void *clock_user;
-
-void ss_target_set_clock_hook(ss_clock_hook fn, void *user) {
-    clock_hook = fn;
-    clock_user = user;
+int ss_target_schedules_agree(const ss_target *t, const ss_plan *plan) {
+    return t->engine->schedules_agree ? t->engine->schedules_agree(t, plan) : 0;
 }
 
-void ss_target_clock(double budget_s) {
-    if (clock_hook) clock_hook(clock_user, budget_s);
+const char *ss_target_poisoned(const ss_target *t) {
+    return t->engine->poisoned ? t->engine->poisoned() : NULL;
 }
 
-const char *ss_schedule_name(ss_schedule s) {
-    return (unsigned)s < SS_SCHED_COUNT ? schedule_names[s] : "?";
+int ss_target_large_per_mille(const ss_target *t) {
+    return t->engine->large_per_mille ? t->engine->large_per_mille(t) : -1;
 }
 
-int ss_schedule_from_name(const char *name, ss_schedule *out) {
-    for (int i = 0; i < SS_SCHED_COUNT; i++)
-        if (!strcmp(name, schedule_names[i])) { *out = (ss_schedule)i; return 0; }
-    return -1;
+const char *ss_target_loaded_from(const ss_target *t) {
+    return t->engine->loaded_from ? t->engine->loaded_from(t) : NULL;
 }
 
-const char *ss_schedule_class(const char *name) {
-    ss_schedule s;
-    if (!name) return "";
-    if (ss_schedule_from_name(name, &s)) return name;   /* torch's input forms: each its own */
-    return s == SS_SCHED_FORWARD || s == SS_SCHED_REVERSE ? "sequential" : "wave";
+int ss_target_meta_write(struct cJSON *meta, const ss_target *t, const char *schedule) {
+    return t->engine->meta_write ? t->engine->meta_write(meta, t, schedule) : 0;
+}
+
+int ss_engines_meta_check(const struct cJSON *meta, const char **field, char *why, size_t why_len) {
+    static char fields[NENGINES][40];
+    for (size_t i = 0; i < NENGINES; i++) {
+        const ss_engine *e = engines[i];
+        if (!e->meta_check || !e->meta_check(meta, why, why_len)) continue;
+        snprintf(fields[i], sizeof fields[i], "meta.%s", e->meta_key ? e->meta_key : e->name);
+        *field = fields[i];
+        return -1;
+    }
+    return 0;
+}
+
+void ss_engines_enter_worker(void) {
+    for (size_t i = 0; i < NENGINES; i++)
+        if (engines[i]->enter_worker) engines[i]->enter_worker();
+}
+
+void ss_engines_before_fork(void) {
+    for (size_t i = 0; i < NENGINES; i++)
+        if (engines[i]->before_fork) engines[i]->before_fork();
+}
+
+void ss_engines_shutdown(void) {
+    for (size_t i = 0; i < NENGINES; i++)
+        if (engines[i]->shutdown) engines[i]->shutdown();
 }

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <cjson/cJSON.h>
 #include "ss_case.h"
 #include "ss_clock.h"
 #include "ss_files.h"
@@ -25,11 +26,25 @@ static const char *torch_unavailable(const ss_target *t);
 static ss_run_status torch_run(const ss_target *t, const ss_plan *plan, ss_storage *input,
                                ss_storage *src, const ss_run_opts *opts, char *why, size_t why_len);
 
+static int torch_large(const ss_target *t);
+static int torch_meta_write(cJSON *meta, const ss_target *t, const char *schedule);
+static void torch_meta_note(const cJSON *meta, char *note, size_t note_len);
+
+/* Compiled code runs in parallel chunks whose shape changes with size: many
+ * large cases there. A Python worker shared by every torch target: a crash
+ * reproducer isolates them all. */
+const ss_engine ss_torch_engine = {
+    .name = "torch", .kind = "torch", .shared_state = 1, .meta_key = "torch",
+    .large_per_mille = torch_large, .version = ss_torch_version,
+    .known_version = ss_torch_known_version, .meta_write = torch_meta_write,
+    .meta_note = torch_meta_note, .before_fork = ss_torch_shutdown, .shutdown = ss_torch_shutdown,
+};
+
 static const char *const forms[] = {"x-input", "storage-input", "two-inputs"};
 #define NFORMS 3
 
 #define T(mode, spelling, sched) \
-    {"torch:" mode ":" spelling, "torch", mode ":" spelling, 0, (sched) ? NFORMS : 0, \
+    {"torch:" mode ":" spelling, &ss_torch_engine, mode ":" spelling, 0, (sched) ? NFORMS : 0, \
      (sched) ? forms : NULL, 1, torch_unavailable, torch_run}
 #define SPELLINGS(mode, sched)                                                              \
     T(mode, "setitem", sched), T(mode, "setitem-clone", sched), T(mode, "copy", sched),      \
@@ -307,6 +322,36 @@ const char *ss_torch_known_python(void) { return W.caps.torch[0] && W.python[0] 
 static int mode_of(const ss_target *t) { return (int)((size_t)(t - targets) / NSPELLINGS); }
 
 static const char *spelling_of(const ss_target *t) { return strchr(t->kernel, ':') + 1; }
+
+static int compiled(const ss_target *t) { return !strncmp(modes[mode_of(t)], "compile", 7); }
+
+static int torch_large(const ss_target *t) { return compiled(t) ? 250 : -1; }
+
+/* meta.torch of a finding: what a maintainer asks first. */
+static int torch_meta_write(cJSON *meta, const ss_target *t, const char *schedule) {
+    const char *mode = modes[mode_of(t)], *version = ss_torch_known_version(), *python = ss_torch_known_python();
+    cJSON *o = cJSON_AddObjectToObject(meta, "torch");
+    const int ok = o && cJSON_AddStringToObject(o, "version", version ? version : "unknown") &&
+                   cJSON_AddStringToObject(o, "mode", mode) && cJSON_AddStringToObject(o, "spelling", spelling_of(t)) &&
+                   cJSON_AddStringToObject(o, "device", strstr(mode, "cuda") ? "cuda" : "cpu") &&
+                   cJSON_AddBoolToObject(o, "compiled", compiled(t)) &&
+                   (!schedule || cJSON_AddStringToObject(o, "form", schedule)) &&
+                   (!python || cJSON_AddStringToObject(o, "python", python));
+    return ok ? 0 : -1;
+}
+
+/* A reproducer replayed on another torch than the one that found it: say so
+ * (the file's own python is never run: a case file is untrusted). */
+static void torch_meta_note(const cJSON *meta, char *note, size_t note_len) {
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(meta, "torch");
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(t, "version"), *py = cJSON_GetObjectItemCaseSensitive(t, "python");
+    const char *running = ss_torch_known_version();
+    note[0] = 0;
+    if (!running || !cJSON_IsString(v) || !strcmp(v->valuestring, running)) return;
+    snprintf(note, note_len, "found with torch %.40s%s%.200s%s, replayed on torch %s (--python chooses)",
+             v->valuestring, cJSON_IsString(py) ? " (" : "", cJSON_IsString(py) ? py->valuestring : "",
+             cJSON_IsString(py) ? ")" : "", running);
+}
 
 static const char *torch_unavailable(const ss_target *t) {
     static char why[600];

@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include "ss_target.h"
 
+extern const ss_engine ss_torch_engine;
+
 size_t ss_torch_target_count(void);
 const ss_target *ss_torch_target_at(size_t i);
 

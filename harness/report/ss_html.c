@@ -3,21 +3,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ss_escape.h"
 #include "ss_files.h"
 #include "ss_html.h"
-
-static void esc(FILE *f, const char *s) {
-    for (; *s; s++) {
-        switch (*s) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        case '\'': fputs("&#39;", f); break;
-        default: fputc(*s, f);
-        }
-    }
-}
 
 /* `target` as a link relative to directory `from` (both resolved); as given when either
  * cannot be resolved. */
@@ -47,13 +35,13 @@ static const char *const STYLE =
 
 static void facts(FILE *f, const ss_night *n) {
     fprintf(f, "<table id=\"facts\"><tr><th>commit</th><td><code>");
-    esc(f, n->commit[0] ? n->commit : "-");
+    ss_xml_escape(f, n->commit[0] ? n->commit : "-");
     fprintf(f, "</code></td></tr><tr><th>torch</th><td>");
-    esc(f, n->torch[0] ? n->torch : "none");
+    ss_xml_escape(f, n->torch[0] ? n->torch : "none");
     fprintf(f, "</td></tr><tr><th>cases</th><td>%.0f in %.1f s (%.0f cases/s)</td></tr>", n->cases, n->seconds,
             n->cases_per_second);
     fprintf(f, "<tr><th>aliasing kinds covered</th><td>%d of %d: ", n->alias_kinds, n->alias_kinds_total);
-    esc(f, n->aliasing[0] ? n->aliasing : "-");
+    ss_xml_escape(f, n->aliasing[0] ? n->aliasing : "-");
     fprintf(f, "</td></tr><tr><th>regress exit</th><td>%d</td></tr><tr><th>fuzz exit</th><td>%d</td></tr></table>\n",
             n->regress_rc, n->fuzz_rc);
 }
@@ -62,9 +50,9 @@ static void link_cell(FILE *f, const char *dir, const char *target, const char *
     char rel[PATH_MAX];
     rel_link(dir, target, rel, sizeof rel);
     fputs("<td><a href=\"", f);
-    esc(f, rel);
+    ss_xml_escape(f, rel);
     fputs("\">", f);
-    esc(f, label);
+    ss_xml_escape(f, label);
     fputs("</a></td>", f);
 }
 
@@ -79,23 +67,23 @@ static void table(FILE *f, const char *dir, const ss_triage *t, ss_triage_class 
         char stem[300];
         ss_triage_item_stem(it, stem, sizeof stem);
         fputs("<tr><td><code>", f);
-        esc(f, it->signature);
+        ss_xml_escape(f, it->signature);
         fputs("</code></td>", f);
         link_cell(f, dir, it->reproducer, stem);
         if (it->explain[0]) {
             fputs("<td><a href=\"", f);
-            esc(f, it->explain);
+            ss_xml_escape(f, it->explain);
             fputs("\">explain</a></td>", f);
         } else {
             fputs("<td>-</td>", f);
         }
         fputs("<td>", f);
-        esc(f, it->first_seen[0] ? it->first_seen : "tonight");
+        ss_xml_escape(f, it->first_seen[0] ? it->first_seen : "tonight");
         fputs("</td><td>", f);
-        if (it->upstream[0]) { fputs("<a href=\"", f); esc(f, it->upstream); fputs("\">", f); esc(f, it->upstream); fputs("</a>", f); }
+        if (it->upstream[0]) { fputs("<a href=\"", f); ss_xml_escape(f, it->upstream); fputs("\">", f); ss_xml_escape(f, it->upstream); fputs("</a>", f); }
         else fputs("-", f);
         fputs("</td><td>", f);
-        esc(f, it->detail);
+        ss_xml_escape(f, it->detail);
         fputs("</td></tr>\n", f);
     }
     fputs("</table>\n", f);
@@ -141,7 +129,7 @@ static void trend(FILE *f, const ss_history_row *r, size_t n) {
         }
         if (n <= 12 || i == 0 || i + 1 == n || i % (n / 6 + 1) == 0) {
             fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">", x, T + ph + 16);
-            esc(f, r[i].date);
+            ss_xml_escape(f, r[i].date);
             fputs("</text>\n", f);
         }
     }
@@ -153,11 +141,41 @@ static void trend(FILE *f, const ss_history_row *r, size_t n) {
     for (size_t i = 0; i < n; i++) {
         fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"#2563eb\"><title>", n > 1 ? L + pad + step * (double)i : L + pw / 2,
                 T + ph - ph * r[i].cases_per_second / max_rate);
-        esc(f, r[i].date);
+        ss_xml_escape(f, r[i].date);
         fprintf(f, ": %.0f cases/s, %ld new, %ld known, %ld fixed, %ld regressed, exit %d</title></circle>\n",
                 r[i].cases_per_second, r[i].n_new, r[i].n_known, r[i].n_fixed, r[i].n_regressed, r[i].exit_code);
     }
     fputs("</svg>\n", f);
+}
+
+typedef struct page {
+    const char *dir;   /* the page's directory: links are relative to it */
+    const ss_night *n;
+    const ss_triage *t;
+    const ss_history_row *rows;
+    size_t nrows;
+} page;
+
+static int page_emit(FILE *f, const void *user) {
+    const page *pg = user;
+    const ss_night *n = pg->n;
+    const ss_triage *t = pg->t;
+    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>ssfuzz nightly ", f);
+    ss_xml_escape(f, n->date);
+    fprintf(f, "</title><style>%s</style></head><body>\n<h1>ssfuzz nightly ", STYLE);
+    ss_xml_escape(f, n->date);
+    fprintf(f, "</h1>\n<div class=\"verdict exit%d\" id=\"verdict\">exit %d: ", n->exit_code, n->exit_code);
+    ss_xml_escape(f, n->verdict ? n->verdict : "");
+    fprintf(f, " &mdash; %zu new, %zu regressed, %zu known, %zu fixed, %zu unchecked</div>\n", t->count[SS_TRIAGE_NEW],
+            t->count[SS_TRIAGE_REGRESSED], t->count[SS_TRIAGE_KNOWN], t->count[SS_TRIAGE_FIXED],
+            t->count[SS_TRIAGE_UNCHECKED]);
+    facts(f, n);
+    trend(f, pg->rows, pg->nrows);
+    static const ss_triage_class order[] = {SS_TRIAGE_NEW, SS_TRIAGE_REGRESSED, SS_TRIAGE_KNOWN, SS_TRIAGE_FIXED,
+                                            SS_TRIAGE_UNCHECKED};
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) table(f, pg->dir, t, order[i]);
+    fputs("</body></html>\n", f);
+    return 0;
 }
 
 int ss_html_write(const char *path, const ss_night *n, const ss_triage *t, const ss_history_row *rows,
@@ -167,27 +185,6 @@ int ss_html_write(const char *path, const ss_night *n, const ss_triage *t, const
     char *slash = strrchr(dir, '/');
     if (slash) *slash = 0;
     else snprintf(dir, sizeof dir, ".");
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f) return ss_fail(err, path, "out of memory");
-    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>ssfuzz nightly ", f);
-    esc(f, n->date);
-    fprintf(f, "</title><style>%s</style></head><body>\n<h1>ssfuzz nightly ", STYLE);
-    esc(f, n->date);
-    fprintf(f, "</h1>\n<div class=\"verdict exit%d\" id=\"verdict\">exit %d: ", n->exit_code, n->exit_code);
-    esc(f, n->verdict ? n->verdict : "");
-    fprintf(f, " &mdash; %zu new, %zu regressed, %zu known, %zu fixed, %zu unchecked</div>\n", t->count[SS_TRIAGE_NEW],
-            t->count[SS_TRIAGE_REGRESSED], t->count[SS_TRIAGE_KNOWN], t->count[SS_TRIAGE_FIXED],
-            t->count[SS_TRIAGE_UNCHECKED]);
-    facts(f, n);
-    trend(f, rows, nrows);
-    static const ss_triage_class order[] = {SS_TRIAGE_NEW, SS_TRIAGE_REGRESSED, SS_TRIAGE_KNOWN, SS_TRIAGE_FIXED,
-                                            SS_TRIAGE_UNCHECKED};
-    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) table(f, dir, t, order[i]);
-    fputs("</body></html>\n", f);
-    if (fclose(f)) { free(buf); return ss_fail(err, path, "out of memory"); }
-    const int rc = ss_write_atomic(path, buf, len, err);
-    free(buf);
-    return rc;
+    const page pg = {dir, n, t, rows, nrows};
+    return ss_write_atomic_with(path, page_emit, &pg, err);
 }

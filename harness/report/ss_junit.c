@@ -2,19 +2,15 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ss_escape.h"
 #include "ss_files.h"
 #include "ss_regress_out.h"
+#include "ss_vec.h"
 
 int ss_check_list_add(ss_check_list *l, const char *case_path, const char *target,
                       const char *schedule, ss_check_status st, double seconds,
                       const char *signature, const char *message, const ss_diff *diff, int ndim) {
-    if (l->n == l->cap) {
-        const size_t cap = l->cap ? l->cap * 2 : 32;
-        ss_check_record *r = realloc(l->r, cap * sizeof *r);
-        if (!r) return -1;
-        l->r = r;
-        l->cap = cap;
-    }
+    if (SS_GROW(l->r, l->cap, l->n + 1)) return -1;
     ss_check_record *r = &l->r[l->n];
     memset(r, 0, sizeof *r);
     r->case_path = strdup(case_path);
@@ -39,59 +35,6 @@ void ss_check_list_free(ss_check_list *l) {
     }
     free(l->r);
     memset(l, 0, sizeof *l);
-}
-
-/* Length of the valid UTF-8 sequence at s (RFC 3629), 0 when invalid. */
-static size_t utf8_len(const unsigned char *s) {
-    const unsigned c = s[0];
-    size_t n;
-    unsigned lo = 0x80, hi = 0xBF;
-    if (c < 0x80) return 1;
-    if (c >= 0xC2 && c <= 0xDF) n = 1;
-    else if (c >= 0xE0 && c <= 0xEF) { n = 2; if (c == 0xE0) lo = 0xA0; if (c == 0xED) hi = 0x9F; }
-    else if (c >= 0xF0 && c <= 0xF4) { n = 3; if (c == 0xF0) lo = 0x90; if (c == 0xF4) hi = 0x8F; }
-    else return 0;
-    for (size_t k = 1; k <= n; k++)   /* stops at the NUL terminator: it is not a continuation */
-        if (s[k] < (k == 1 ? lo : 0x80) || s[k] > (k == 1 ? hi : 0xBF)) return 0;
-    return n + 1;
-}
-
-void ss_xml_escape(FILE *f, const char *s) {
-    const unsigned char *p = (const unsigned char *)s;
-    while (*p) {
-        const size_t k = utf8_len(p);
-        if (k == 0) { fputs("\xEF\xBF\xBD", f); p++; continue; }
-        /* U+FFFE and U+FFFF are valid UTF-8 but not XML 1.0 characters */
-        const int nonchar = k == 3 && p[0] == 0xEF && p[1] == 0xBF && p[2] >= 0xBE;
-        if (nonchar) { fputs("\xEF\xBF\xBD", f); p += k; continue; }
-        if (k > 1) { fwrite(p, 1, k, f); p += k; continue; }
-        switch (*p) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        case '\'': fputs("&apos;", f); break;
-        case '\t': case '\n': case '\r': fprintf(f, "&#%d;", *p); break;
-        default:
-            if (*p < 0x20 || *p == 0x7F) fputs("\xEF\xBF\xBD", f);   /* not allowed in XML 1.0 */
-            else fputc(*p, f);
-        }
-        p++;
-    }
-}
-
-void ss_text_sanitize(const char *s, char *out, size_t n) {
-    const unsigned char *p = (const unsigned char *)s;
-    size_t o = 0;
-    if (!n) return;
-    while (*p && o + 1 < n) {
-        const size_t k = utf8_len(p);
-        if (k > 1 && o + k < n) { memcpy(out + o, p, k); o += k; p += k; continue; }
-        if (k > 1) break;
-        out[o++] = (k == 0 || (*p < 0x20 && *p != '\t') || *p == 0x7F) ? '?' : (char)*p;
-        p++;
-    }
-    out[o] = 0;
 }
 
 void ss_diff_hex(const uint8_t *bytes, size_t elem_size, char *out, size_t n) {
@@ -172,17 +115,18 @@ static void testcase(FILE *f, const ss_check_record *r) {
     fputs("</failure>\n    </testcase>\n", f);
 }
 
-int ss_junit_write(const char *path, const ss_check_list *l, double total_seconds, ss_error *err) {
-    char *buf = NULL;
-    size_t len = 0, c[4];
+typedef struct junit_doc { const ss_check_list *l; double total_seconds; } junit_doc;
+
+static int junit_emit(FILE *f, const void *user) {
+    const junit_doc *d = user;
+    const ss_check_list *l = d->l;
+    size_t c[4];
     double secs;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f) return ss_fail(err, path, "out of memory");
     count(l, 0, l->n, c, &secs);
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                "<testsuites name=\"ssfuzz regress\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
                "skipped=\"%zu\" time=\"%.6f\">\n", l->n, c[SS_CHECK_FAILED], c[SS_CHECK_ERROR],
-            c[SS_CHECK_SKIPPED], total_seconds);
+            c[SS_CHECK_SKIPPED], d->total_seconds);
     for (size_t i = 0; i < l->n;) {
         size_t j = i;
         while (j < l->n && !strcmp(l->r[j].case_path, l->r[i].case_path)) j++;
@@ -195,8 +139,10 @@ int ss_junit_write(const char *path, const ss_check_list *l, double total_second
         fputs("  </testsuite>\n", f);
     }
     fputs("</testsuites>\n", f);
-    if (fclose(f)) { free(buf); return ss_fail(err, path, "out of memory"); }
-    const int rc = ss_write_atomic(path, buf, len, err);
-    free(buf);
-    return rc;
+    return 0;
+}
+
+int ss_junit_write(const char *path, const ss_check_list *l, double total_seconds, ss_error *err) {
+    const junit_doc d = {l, total_seconds};
+    return ss_write_atomic_with(path, junit_emit, &d, err);
 }

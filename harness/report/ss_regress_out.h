@@ -45,13 +45,6 @@ int ss_check_list_add(ss_check_list *l, const char *case_path, const char *targe
                       const char *signature, const char *message, const ss_diff *diff, int ndim);
 void ss_check_list_free(ss_check_list *l);
 
-/* Write s escaped for XML text and attributes (&<>"' and control characters;
- * invalid UTF-8 becomes U+FFFD, so the document is always well formed). */
-void ss_xml_escape(FILE *f, const char *s);
-/* Copy s into out (at most n bytes, NUL-terminated) with invalid UTF-8 and
- * control characters other than tab replaced by '?': safe for any JSON or XML. */
-void ss_text_sanitize(const char *s, char *out, size_t n);
-
 /* "input[5] (logical [1, 1]): expected 0x.., got 0x..; 3 elements differ" parts. */
 void ss_diff_hex(const uint8_t *bytes, size_t elem_size, char *out, size_t n);
 void ss_diff_logical(const ss_diff *d, int ndim, char *out, size_t n);

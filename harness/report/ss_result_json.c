@@ -1,5 +1,6 @@
 /* ss_result_json.c - replay and regress results as JSON documents. */
 #include <string.h>
+#include "ss_escape.h"
 #include "ss_plan_build.h"
 #include "ss_result_json.h"
 
@@ -26,7 +27,7 @@ static cJSON *run_json(const ss_replay_ctx *rc, const ss_replay_run *run) {
         ss_diff_format(&rc->plan, &run->res.diff, detail, sizeof detail);
     else
         snprintf(detail, sizeof detail, "%s", run->res.why);
-    const int ok = o && add_text(o, "target", run->target) &&
+    const int ok = o && add_text(o, "target", run->target->name) &&
                    (!run->schedule || add_text(o, "schedule", run->schedule)) &&
                    add_text(o, "verdict", ss_verdict_name(run->res.verdict)) &&
                    cJSON_AddBoolToObject(o, "finding", ss_verdict_is_finding(run->res.verdict)) &&

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cjson/cJSON.h>
+#include "ss_escape.h"
 #include "ss_exit.h"
 #include "ss_files.h"
 #include "ss_regress_out.h"

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cjson/cJSON.h>
+#include "ss_escape.h"
 #include "ss_files.h"
 #include "ss_gen.h"
 #include "ss_regress_out.h"
@@ -111,11 +112,8 @@ int ss_triage_write_verdict(const char *path, const ss_night *n, const ss_triage
     return write_json(path, root, err);
 }
 
-int ss_triage_write_junit(const char *path, const ss_triage *t, ss_error *err) {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f) return ss_fail(err, path, "out of memory");
+static int junit_emit(FILE *f, const void *user) {
+    const ss_triage *t = user;
     const size_t failing = t->count[SS_TRIAGE_NEW] + t->count[SS_TRIAGE_KNOWN] + t->count[SS_TRIAGE_REGRESSED];
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"ssfuzz findings\" tests=\"%zu\" "
                "failures=\"%zu\" errors=\"0\" skipped=\"%zu\">\n  <testsuite name=\"ssfuzz findings\" tests=\"%zu\" "
@@ -155,10 +153,11 @@ int ss_triage_write_junit(const char *path, const ss_triage *t, ss_error *err) {
         fputs("</failure>\n    </testcase>\n", f);
     }
     fputs("  </testsuite>\n</testsuites>\n", f);
-    if (fclose(f)) { free(buf); return ss_fail(err, path, "out of memory"); }
-    const int rc = ss_write_atomic(path, buf, len, err);
-    free(buf);
-    return rc;
+    return 0;
+}
+
+int ss_triage_write_junit(const char *path, const ss_triage *t, ss_error *err) {
+    return ss_write_atomic_with(path, junit_emit, t, err);
 }
 
 static int rule_index(const cJSON *run, const char *id) {
