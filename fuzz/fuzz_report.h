@@ -62,8 +62,8 @@ static void fuzz_report_finding(const ss_case *found, const ss_plan *plan, const
     ss_finding f;
     memset(&f, 0, sizeof f);
     f.kind = ss_verdict_name(res->verdict);
-    f.target = t->name;
-    f.schedule = t->scheduled ? ss_schedule_name(opts->schedule) : NULL;
+    f.target = t;
+    f.schedule = ss_target_schedule(t, opts->schedule);
     f.schedule_seed = opts->seed;
     f.numel_before = ss_min_numel(found);
     f.ndim_before = found->op.input.ndim;
