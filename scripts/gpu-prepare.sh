@@ -14,4 +14,4 @@ mkdir -p "$dir"
     exit 1
 }
 ls -l "$dir"
-echo "gpu-prepare: carry '$dir' in the device call (see README, GPU check)"
+echo "gpu-prepare: carry '$dir' in the device call (see docs/targets.md, GPU check)"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `ssfuzz minimize` end to end: user meta survives, offsets and storages shrink
-# together, and every mutant's seed-1 fuzz reproducer has the size the README's
+# together, and every mutant's seed-1 fuzz reproducer has the size docs/performance.md's
 # detection-power table states.
 set -u
 . "$(dirname "$0")/lib/common.sh"
@@ -27,7 +27,7 @@ else fail "minimize keeps user meta (upstream, title, other keys)" "$(tail -2 "$
 
 # Seed 5, case 33 on mut-end-unclamped: storage 213 with the view at offset 191;
 # the write past the view needs the storage's tail, so offset and storage must
-# shrink together. It ends at most at the README's 3-element smallest case.
+# shrink together. It ends at most at docs/targets.md's 3-element smallest case.
 "$SSFUZZ" gen --seed 5 --index 33 -o "$tmp/g.json"
 if "$SSFUZZ" minimize "$tmp/g.json" -t emu:mut-end-unclamped --schedule forward -o "$tmp/gm.json" 2>"$tmp/err" &&
    "$PY" - "$tmp/g.json" "$tmp/gm.json" <<'PYEOF'
@@ -41,14 +41,14 @@ PYEOF
 then pass "minimize shrinks offset 191 / storage 213 (mut-end-unclamped) to <= 3 elements"
 else fail "minimize shrinks offset 191 / storage 213 (mut-end-unclamped) to <= 3 elements" "$(tail -3 "$tmp/err")"; fi
 
-# Detection power (README performance section): each emu mutant's first seed-1
+# Detection power (docs/performance.md): each emu mutant's first seed-1
 # reproducer under the default size mix (the table's "after" rows, which follow
 # each mutant's "before" row) has the table's rank and storage numel, and is
 # 1-minimal.
-rows=$(sed -n '/^### Detection power/,/^### /p' README.md | awk -F'|' '
+rows=$(sed -n '/^## Detection power/,/^## /p' docs/performance.md | awk -F'|' '
     $2 ~ /emu:mut-/ { m = $2 }
     $3 ~ /^ *after *$/ && m != "" { print m "|" $7 "|" $8; m = "" }')
-[ "$(echo "$rows" | grep -c 'emu:mut-')" -ge 7 ] || fail "README detection-power table found" "rows: $rows"
+[ "$(echo "$rows" | grep -c 'emu:mut-')" -ge 7 ] || fail "docs/performance.md detection-power table found" "rows: $rows"
 while IFS='|' read -r m rank numel; do
     m=$(echo $m) rank=$(echo $rank) numel=$(echo $numel)
     out="$tmp/f-${m#emu:}"
@@ -65,6 +65,6 @@ print(len(c["input"]["sizes"]), "%d+%d" % (n, s) if s else n)' "$repro")
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:])
 a.pop("meta"); b.pop("meta"); print(a == b)' "$repro" "$again" 2>/dev/null)
-    if [ "$got" = "$rank $numel" ] && [ "$same" = True ]; then pass "$m seed-1 reproducer is the README's $numel elements, 1-minimal"
-    else fail "$m seed-1 reproducer is the README's $numel elements, 1-minimal" "got rank/numel '$got', re-minimize unchanged: $same"; fi
+    if [ "$got" = "$rank $numel" ] && [ "$same" = True ]; then pass "$m seed-1 reproducer is docs/performance.md's $numel elements, 1-minimal"
+    else fail "$m seed-1 reproducer is docs/performance.md's $numel elements, 1-minimal" "got rank/numel '$got', re-minimize unchanged: $same"; fi
 done <<<"$rows"

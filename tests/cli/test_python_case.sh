@@ -66,17 +66,17 @@ else:
     raise SystemExit(1)' 2>/dev/null; then pass "ssfuzz_case refuses mixed dtypes with a reason"
 else fail "ssfuzz_case refuses mixed dtypes with a reason"; fi
 
-# The README's "Cases from Python" block: it runs, every case replays, and for
+# docs/triage.md's "Cases from Python" block: it runs, every case replays, and for
 # each write the comment after it is what `ssfuzz explain` prints.
-"$py" - README.md "$tmp/readme.py" <<'PYEOF'
+"$py" - docs/triage.md "$tmp/readme.py" <<'PYEOF'
 import re, sys
 text = open(sys.argv[1]).read()
-block = re.search(r"### Cases from Python.*?```python\n(.*?)```", text, re.S).group(1)
+block = re.search(r"## Cases from Python.*?```python\n(.*?)```", text, re.S).group(1)
 open(sys.argv[2], "w").write(block)
 PYEOF
 mkdir -p "$tmp/readme"
-if (cd "$tmp/readme" && PYTHONPATH="$OLDPWD/python" "$py" "$tmp/readme.py"); then pass "README Cases from Python block runs"
-else fail "README Cases from Python block runs"; fi
+if (cd "$tmp/readme" && PYTHONPATH="$OLDPWD/python" "$py" "$tmp/readme.py"); then pass "docs/triage.md Cases from Python block runs"
+else fail "docs/triage.md Cases from Python block runs"; fi
 "$py" - "$tmp/readme.py" >"$tmp/pairs" <<'PYEOF'
 import re, sys
 for name, expr in re.findall(r'sc\.write\("([^"]+)"[^#]*?#\s*([^\n]+)', open(sys.argv[1]).read()):
@@ -86,7 +86,7 @@ n=0
 while IFS=$'\t' read -r name expr; do
     n=$((n + 1))
     got=$("$SSFUZZ" explain "$tmp/readme/$name" --target emu:reinplace --color never 2>&1 | sed -n 's/^python:   //p')
-    [ "$got" = "$expr" ] && pass "README example $name: $expr" || fail "README example $name: $expr" "explain printed '$got'"
+    [ "$got" = "$expr" ] && pass "docs/triage.md example $name: $expr" || fail "docs/triage.md example $name: $expr" "explain printed '$got'"
 done <"$tmp/pairs"
-[ "$n" -ge 12 ] && pass "README examples cover the corpus patterns ($n)" || fail "README examples cover the corpus patterns" "$n"
-expect_rc "README example cases replay (stride-0 input rejected alike)" 0 "$SSFUZZ" replay -q "$tmp/readme"
+[ "$n" -ge 12 ] && pass "docs/triage.md examples cover the corpus patterns ($n)" || fail "docs/triage.md examples cover the corpus patterns" "$n"
+expect_rc "docs/triage.md example cases replay (stride-0 input rejected alike)" 0 "$SSFUZZ" replay -q "$tmp/readme"

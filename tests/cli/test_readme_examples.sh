@@ -2,7 +2,8 @@
 # The README's Usage block, extracted and run (placeholders bound to real files,
 # outputs sent to a scratch directory, campaigns shortened): every command must
 # exist, accept its options and exit with a documented code, so the README
-# cannot go stale unnoticed.
+# cannot go stale unnoticed. README.md marks the block
+# `<!-- run by: tests/cli/test_readme_examples.sh -->` (tests/cli/test_doc_blocks.sh checks it).
 set -u
 . "$(dirname "$0")/lib/common.sh"
 block=$(awk '/^## Usage/ {u = 1} u && /^```sh/ {b = 1; next} b && /^```/ {exit} b' README.md)
