@@ -10,7 +10,7 @@
 #include <string.h>
 #include "ss_vec.h"
 
-typedef struct rec { int64_t id; char name[12]; } rec;
+typedef struct rec { int64_t id; char name[24]; } rec;
 
 /* Appending one at a time: capacities 16, 32, 64, ...; every element kept. */
 static void test_growth(void **state) {
@@ -27,7 +27,7 @@ static void test_growth(void **state) {
     }
     assert_int_equal(cap, 1024);
     for (size_t i = 0; i < n; i++) {
-        char want[12];
+        char want[24];
         snprintf(want, sizeof want, "r%zu", i);
         assert_int_equal(v[i].id, (int64_t)i);
         assert_string_equal(v[i].name, want);
