@@ -1,4 +1,4 @@
-/* test_mutants.c - each mutant is caught by its smallest hand-written case (the README lists them). */
+/* test_mutants.c - each mutant is caught by its smallest hand-written case (docs/targets.md lists them). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -27,7 +27,7 @@ static ss_op separate(ss_op op, int64_t src_numel) {
     return op;
 }
 
-/* The smallest case of each mutant, as the README states them. */
+/* The smallest case of each mutant, as docs/targets.md states them. */
 static ss_op smallest(const char *mutant) {
     if (!strcmp(mutant, "mut-alias-unchecked") || !strcmp(mutant, "mut-overlap-off-by-one"))
         /* x = [a, b, c]; x[1:] = x[:-1]: one shared element, forward order reads a stored b */

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Limits. Overridable at build time; the README documents them. */
+/* Limits. Overridable at build time; docs/limits.md documents them. */
 #ifndef SS_MAX_NDIM
 #define SS_MAX_NDIM 16
 #endif

@@ -18,7 +18,7 @@ struct cJSON;
 
 /* One engine, described once: what the campaign, replay, minimize and the
  * reports need to know about its targets. Each engine fills in one (emu, cuda:
- * ss_engine_emu.c, ss_engine_cuda.c; torch: ss_torch.c; plugins: ss_plugin.c);
+ * ss_engine_kernels.c; torch: ss_torch.c; plugins: ss_plugin.c);
  * nothing outside harness/engines/ tests an engine's name. A NULL hook means
  * "nothing to do" (or "no", for a question). */
 struct ss_engine {
