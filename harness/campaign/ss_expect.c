@@ -71,7 +71,7 @@ static int parse_fail_entry(ss_expect *x, const char *field, const cJSON *f, ss_
                                           : "must be a version range of at most 63 characters");
     /* A version range needs an engine that reports its version (torch's). */
     const ss_target *t = ss_target_find(f->string);
-    if (range && (!t || !t->engine->version))
+    if (range && t && !t->engine->version)   /* an unknown name: add() says so */
         return ss_fail(err, sub, "a torch version range applies to torch:* targets only");
     return add(x, field, f->string, SS_EXPECT_FAIL, sig->valuestring, range ? range->valuestring : NULL, err);
 }
