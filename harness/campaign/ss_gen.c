@@ -1,5 +1,6 @@
 /* ss_gen.c - the seeded case generator: layouts, slice bounds and aliasing pairs. */
 #include <string.h>
+#include "ss_bits.h"
 #include "ss_gen.h"
 
 /* Every draw comes from a splitmix64 stream keyed by (seed, index): no global
@@ -7,14 +8,8 @@
  * in a child, or a replay from the summary's seed). */
 typedef struct rng { uint64_t s; } rng;
 
-uint64_t ss_gen_mix(uint64_t x) {
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
 
-static uint64_t next(rng *r) { return ss_gen_mix(r->s += 0x9e3779b97f4a7c15ull); }
+static uint64_t next(rng *r) { return ss_mix64(r->s += 0x9e3779b97f4a7c15ull); }
 /* Uniform in [0, n); the modulo bias (< n / 2^64) is irrelevant here. */
 static int64_t below(rng *r, int64_t n) { return n > 0 ? (int64_t)(next(r) % (uint64_t)n) : 0; }
 static int64_t range(rng *r, int64_t lo, int64_t hi) { return lo + below(r, hi - lo + 1); }
@@ -103,7 +98,7 @@ static void epoch_features(const ss_gen_config *cfg, uint64_t seed, uint64_t ind
     memcpy(f->alias_w, cfg->alias_weight, sizeof f->alias_w);
     memcpy(f->dtype_w, cfg->dtype_weight, sizeof f->dtype_w);
     memset(f->on, 1, sizeof f->on);
-    rng r = {ss_gen_mix(seed ^ 0x5357524dull) ^ ss_gen_mix(index / SS_GEN_EPOCH)};
+    rng r = {ss_mix64(seed ^ 0x5357524dull) ^ ss_mix64(index / SS_GEN_EPOCH)};
     /* A quarter of the epochs keep the full configuration. */
     if (!cfg->swarm || chance(&r, 250)) return;
     thin(&r, f->alias_w, SS_ALIAS_KIND_COUNT);
@@ -487,7 +482,7 @@ static const features *cached_features(const ss_gen_config *cfg, uint64_t seed, 
 int ss_gen_case(const ss_gen_config *cfg, uint64_t seed, uint64_t index, ss_case *out,
                 ss_alias_kind *kind_out) {
     const features *f = cached_features(cfg, seed, index);
-    rng r = {ss_gen_mix(seed) ^ ss_gen_mix(~index)};
+    rng r = {ss_mix64(seed) ^ ss_mix64(~index)};
     memset(out, 0, sizeof *out);
     for (int tries = 0; tries < 16; tries++)
         if (attempt(&r, cfg, f, out, kind_out)) return 0;

@@ -54,8 +54,4 @@ void ss_gen_config_default(ss_gen_config *cfg);
 int ss_gen_case(const ss_gen_config *cfg, uint64_t seed, uint64_t index, ss_case *out,
                 ss_alias_kind *kind_out);
 
-/* The splitmix64 finalizer the generator derives its streams with (exposed so
- * callers derive per-job or per-schedule seeds the same way). */
-uint64_t ss_gen_mix(uint64_t x);
-
 #endif

@@ -143,12 +143,9 @@ int ss_ledger_save(const ss_ledger *l, ss_error *err) {
         if (!ok) cJSON_Delete(o);
     }
     free(sorted);
-    char *text = ok ? cJSON_Print(root) : NULL;
-    cJSON_Delete(root);
-    if (!text) return ss_fail(err, l->path, "out of memory");
-    const size_t len = strlen(text);
-    text[len] = '\n';
-    const int rc = ss_write_atomic(l->path, text, len + 1, err);
-    free(text);
-    return rc;
+    if (!ok) {
+        cJSON_Delete(root);
+        root = NULL;
+    }
+    return ss_write_json_atomic(l->path, root, 1, err);
 }

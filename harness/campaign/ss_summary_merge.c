@@ -148,14 +148,11 @@ static int write_locked(const char *path, cJSON *campaign, ss_error *err) {
     ok = ok && cJSON_AddItemToObject(root, "campaigns", arr);
     if (!ok) cJSON_Delete(arr);
     cJSON_Delete(totals);
-    char *text = ok ? cJSON_Print(root) : NULL;
-    cJSON_Delete(root);
-    if (!text) return ss_fail(err, path, "out of memory writing the summary");
-    const size_t len = strlen(text);
-    text[len] = '\n';   /* cJSON_Print's terminator becomes the final newline */
-    const int rc = ss_write_atomic(path, text, len + 1, err);
-    free(text);
-    return rc;
+    if (!ok) {
+        cJSON_Delete(root);
+        root = NULL;
+    }
+    return ss_write_json_atomic(path, root, 1, err);
 }
 
 int ss_summary_merge_write(const char *dir, cJSON *campaign, ss_error *err) {

@@ -75,12 +75,9 @@ static int dump_run(const char *dir, const char *stem, const char *target, const
     if (!c->op.src_aliased)
         cJSON_AddItemToObject(stor, "src", ss_values_to_json(c->dtype, ss_storage_data(src),
                                                              (int64_t)(src->bytes / es)));
-    char *text = cJSON_Print(root);
-    cJSON_Delete(root);
     ss_error err;
-    int rc = text ? ss_write_atomic(name, text, strlen(text), &err) : -1;
-    if (rc) fprintf(stderr, "ssfuzz replay: --dump: %s\n", text ? err.msg : "out of memory");
-    free(text);
+    const int rc = ss_write_json_atomic(name, root, 0, &err);
+    if (rc) fprintf(stderr, "ssfuzz replay: --dump: %s\n", err.msg);
     return rc;
 }
 

@@ -6,9 +6,9 @@
 #include "ss_storage.h"
 #include "ss_value_fmt.h"
 
-/* Logical index of storage element `index` in view v, if v touches it. Only
- * runs on a mismatch, so a plain walk is fine. */
-static int logical_index_of(const ss_view *v, int64_t index, int64_t *logical) {
+/* Only runs on a mismatch (or for the few lines explain prints), so a plain
+ * walk of the view is fine. */
+int ss_view_index_of(const ss_view *v, int64_t index, int64_t *logical) {
     const int64_t numel = ss_view_numel(v);
     int64_t idx[SS_MAX_NDIM] = {0};
     int64_t off = v->offset;
@@ -41,7 +41,7 @@ static void diff_storage(const ss_plan *plan, int which, const ss_storage *e, co
             memcpy(diff->expected, pe + i * (int64_t)es, es);
             memcpy(diff->actual, pa + i * (int64_t)es, es);
             diff->in_input_view = which == SS_STORAGE_INPUT &&
-                                  logical_index_of(&plan->op.input, i, diff->logical);
+                                  ss_view_index_of(&plan->op.input, i, diff->logical);
         }
     }
 }

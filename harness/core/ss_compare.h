@@ -27,4 +27,9 @@ int ss_compare(const ss_plan *plan, const ss_storage *exp_in, const ss_storage *
  * 8.0 (0x41000000); 3 elements differ" (bits only when value_type is 0). */
 void ss_diff_format(const ss_plan *plan, const ss_diff *diff, char *out, size_t n);
 
+/* The logical index (SS_MAX_NDIM entries) at which view v reaches storage
+ * element `index`: 1 and *logical filled, or 0 (untouched) when v does not
+ * reach it. Walks the view: for a mismatch's few elements, not for hot loops. */
+int ss_view_index_of(const ss_view *v, int64_t index, int64_t *logical);
+
 #endif

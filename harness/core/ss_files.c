@@ -1,4 +1,5 @@
 /* ss_files.c - file helpers: case discovery, bounded reads, atomic writes. */
+#include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -164,6 +165,17 @@ int ss_write_atomic(const char *path, const void *data, size_t len, ss_error *er
         return ss_fail(err, path, "cannot write: %s", strerror(saved ? saved : EIO));
     }
     return 0;
+}
+
+int ss_write_json_atomic(const char *path, cJSON *root, int newline, ss_error *err) {
+    char *text = root ? cJSON_Print(root) : NULL;
+    cJSON_Delete(root);
+    if (!text) return ss_fail(err, path, "out of memory");
+    size_t len = strlen(text);
+    if (newline) text[len++] = '\n';   /* cJSON_Print's terminator becomes the final newline */
+    const int rc = ss_write_atomic(path, text, len, err);
+    free(text);
+    return rc;
 }
 
 int ss_write_atomic_with(const char *path, int (*emit)(FILE *f, const void *user), const void *user,

@@ -27,6 +27,12 @@ int ss_write_full(int fd, const void *buf, size_t n);
  * path. On failure nothing is left behind and path is untouched. */
 int ss_write_atomic(const char *path, const void *data, size_t len, ss_error *err);
 
+/* A JSON document (cJSON_Print's indented form) written with ss_write_atomic,
+ * ending in a newline when `newline`. Takes root and deletes it; a NULL root
+ * (a build that ran out of memory) is -1 "out of memory", nothing written. */
+struct cJSON;
+int ss_write_json_atomic(const char *path, struct cJSON *root, int newline, ss_error *err);
+
 /* A document built in memory, then written with ss_write_atomic: emit writes
  * the whole text to f (from user, its data) and returns 0, or nonzero to give
  * up. Nothing is written when emit gives up or the stream failed (out of

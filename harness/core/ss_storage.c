@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include "ss_bits.h"
 #include "ss_storage.h"
 
 /* Smallest block a storage gets. The struct does not record its capacity, so
@@ -104,12 +105,6 @@ int ss_storage_guards_intact(const ss_storage *s) {
     return all_guard(s->base, s->guard) && all_guard(s->base + s->guard + s->bytes, s->guard);
 }
 
-static uint64_t mix64(uint64_t x) {   /* splitmix64 finalizer */
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
 
 /* IEEE half bits of a positive integer v <= 2048 (exact in that range). */
 static uint16_t half_of_int(uint64_t v) {
@@ -169,7 +164,7 @@ static void fill_readable(ss_dtype t, uint64_t v0, uint8_t *data, int64_t numel)
 static void fill_counter(ss_dtype t, uint64_t salt, uint64_t n0, uint8_t *data, int64_t numel) {
     const uint64_t v0 = 0;
     switch (t) {
-    case SS_BOOL: FILL(uint8_t, (uint8_t)(mix64(salt ^ n) & 1)); break;
+    case SS_BOOL: FILL(uint8_t, (uint8_t)(ss_mix64(salt ^ n) & 1)); break;
     case SS_FLOAT16: case SS_BFLOAT16: FILL(uint16_t, (uint16_t)(salt + n)); break;
     case SS_FLOAT32: FILL(uint32_t, (uint32_t)(salt + n)); break;
     case SS_COMPLEX64: FILL(uint64_t, salt + n); break;
@@ -205,7 +200,7 @@ static void fill_range(ss_dtype t, uint64_t seed, int64_t first, int64_t total,
     const uint64_t top = base + (uint64_t)total;
     const uint64_t v0 = base + (uint64_t)first + 1;   /* 1-based: 0 reads as "untouched" */
     if (!readable(t, top)) {
-        fill_counter(t, mix64(seed), (uint64_t)first, data, numel);
+        fill_counter(t, ss_mix64(seed), (uint64_t)first, data, numel);
         return;
     }
     const uint8_t *r = v0 + (uint64_t)numel <= (uint64_t)RAMP_N ? ramp(t) : NULL;

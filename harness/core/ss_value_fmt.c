@@ -3,13 +3,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ss_bits.h"
 #include "ss_value_fmt.h"
 
-static uint64_t load_le(const uint8_t *p, size_t n) {
-    uint64_t v = 0;
-    for (size_t i = n; i-- > 0;) v = (v << 8) | p[i];
-    return v;
-}
 
 /* Does text read back to exactly `d` once rounded into dtype t? */
 static int reads_back(ss_dtype t, const char *text, double d) {
@@ -47,7 +43,7 @@ static void shortest(ss_dtype t, double d, int point, char *out, size_t n) {
 
 void ss_value_number(ss_dtype t, const uint8_t *p, char *out, size_t n) {
     const size_t es = ss_dtype_size(t);
-    const uint64_t u = es <= 8 ? load_le(p, es) : 0;
+    const uint64_t u = es <= 8 ? ss_load_le(p, es) : 0;
     float f, fi;
     double d, di;
     char re[40], im[40];

@@ -6,15 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cjson/cJSON.h>
+#include "ss_bits.h"
 #include "ss_case.h"
 
 /* ---- little-endian element bytes <-> integers ---------------------------- */
 
-static uint64_t load_le(const uint8_t *p, size_t n) {
-    uint64_t v = 0;
-    for (size_t i = n; i-- > 0;) v = (v << 8) | p[i];
-    return v;
-}
 
 static void store_le(uint8_t *p, size_t n, uint64_t v) {
     for (size_t i = 0; i < n; i++, v >>= 8) p[i] = (uint8_t)v;
@@ -114,8 +110,8 @@ static cJSON *hex_item(const uint8_t *p, size_t n) {
 /* The element as an exact double, or 0 when it has none we may print. */
 static int float_value(ss_dtype t, const uint8_t *p, double *d) {
     switch (t) {
-    case SS_FLOAT16: *d = small_to_double(FMT_F16, (uint16_t)load_le(p, 2)); break;
-    case SS_BFLOAT16: *d = small_to_double(FMT_BF16, (uint16_t)load_le(p, 2)); break;
+    case SS_FLOAT16: *d = small_to_double(FMT_F16, (uint16_t)ss_load_le(p, 2)); break;
+    case SS_BFLOAT16: *d = small_to_double(FMT_BF16, (uint16_t)ss_load_le(p, 2)); break;
     case SS_FLOAT32: case SS_COMPLEX64: { float f; memcpy(&f, p, 4); *d = f; break; }
     case SS_FLOAT64: case SS_COMPLEX128: memcpy(d, p, 8); break;
     default: return 0;
@@ -125,7 +121,7 @@ static int float_value(ss_dtype t, const uint8_t *p, double *d) {
 
 static cJSON *element_to_json(ss_dtype t, const uint8_t *p) {
     const size_t sz = ss_dtype_size(t);
-    const uint64_t u = sz <= 8 ? load_le(p, sz) : 0;
+    const uint64_t u = sz <= 8 ? ss_load_le(p, sz) : 0;
     double d, im;
     switch (t) {
     case SS_BOOL:

@@ -133,11 +133,5 @@ cJSON *ss_sarif_document(const ss_check_list *l) {
 }
 
 int ss_sarif_write(const char *path, const ss_check_list *l, ss_error *err) {
-    cJSON *root = ss_sarif_document(l);
-    char *text = root ? cJSON_Print(root) : NULL;
-    cJSON_Delete(root);
-    if (!text) return ss_fail(err, path, "out of memory");
-    const int rc = ss_write_atomic(path, text, strlen(text), err);
-    free(text);
-    return rc;
+    return ss_write_json_atomic(path, ss_sarif_document(l), 0, err);
 }

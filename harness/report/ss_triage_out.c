@@ -56,17 +56,6 @@ void ss_triage_item_stem(const ss_triage_item *it, char *out, size_t n) {
     if (len > 5 && !strcmp(out + len - 5, ".json")) out[len - 5] = 0;
 }
 
-static int write_json(const char *path, cJSON *root, ss_error *err) {
-    char *text = root ? cJSON_Print(root) : NULL;
-    cJSON_Delete(root);
-    if (!text) return ss_fail(err, path, "out of memory");
-    const size_t len = strlen(text);
-    text[len] = '\n';
-    const int rc = ss_write_atomic(path, text, len + 1, err);
-    free(text);
-    return rc;
-}
-
 static cJSON *item_json(const ss_triage_item *it) {
     cJSON *o = cJSON_CreateObject();
     int ok = o && cJSON_AddStringToObject(o, "signature", it->signature) &&
@@ -109,7 +98,7 @@ int ss_triage_write_verdict(const char *path, const ss_night *n, const ss_triage
         }
     }
     if (!ok) { cJSON_Delete(root); return ss_fail(err, path, "out of memory"); }
-    return write_json(path, root, err);
+    return ss_write_json_atomic(path, root, 1, err);
 }
 
 static int junit_emit(FILE *f, const void *user) {
@@ -225,5 +214,5 @@ int ss_triage_write_sarif(const char *path, const char *base, const ss_triage *t
         cJSON *r = sarif_result(run, it);
         if (!r || !cJSON_AddItemToArray(results, r)) { cJSON_Delete(r); cJSON_Delete(root); return ss_fail(err, path, "out of memory"); }
     }
-    return write_json(path, root, err);
+    return ss_write_json_atomic(path, root, 1, err);
 }

@@ -5,23 +5,6 @@
 #include "ss_value_fmt.h"
 #include "ss_wrong_cells.h"
 
-/* Index of storage element `index` in view v, by walking the view: only for
- * the few lines printed. 0 when v does not reach it. */
-static int view_index_of(const ss_view *v, int64_t index, int64_t *idx) {
-    const int64_t numel = ss_view_numel(v);
-    int64_t off = v->offset;
-    memset(idx, 0, sizeof(int64_t) * SS_MAX_NDIM);
-    for (int64_t k = 0; k < numel; k++) {
-        if (off == index) return 1;
-        for (int d = v->ndim - 1; d >= 0; d--) {
-            if (++idx[d] < v->sizes[d]) { off += v->strides[d]; break; }
-            off -= (v->sizes[d] - 1) * v->strides[d];
-            idx[d] = 0;
-        }
-    }
-    return 0;
-}
-
 int64_t ss_wrong_cells_print(FILE *f, const ss_plan *plan, int value_type, int which,
                              const ss_storage *want, const ss_storage *got, int64_t max) {
     const size_t es = plan->op.elem_size;
@@ -37,7 +20,7 @@ int64_t ss_wrong_cells_print(FILE *f, const ss_plan *plan, int value_type, int w
         ss_value_format(value_type, pg + i * (int64_t)es, es, a, sizeof a);
         fprintf(f, "    %s storage[%" PRId64 "]", which == SS_STORAGE_INPUT ? "input" : "src", i);
         int64_t idx[SS_MAX_NDIM];
-        if (which == SS_STORAGE_INPUT && view_index_of(&plan->op.input, i, idx)) {
+        if (which == SS_STORAGE_INPUT && ss_view_index_of(&plan->op.input, i, idx)) {
             fprintf(f, " (input index [");
             for (int d = 0; d < plan->op.input.ndim; d++) fprintf(f, "%s%" PRId64, d ? ", " : "", idx[d]);
             fprintf(f, "])");
