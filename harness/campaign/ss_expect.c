@@ -16,6 +16,12 @@ static int add(ss_expect *x, const char *field, const char *name, ss_expect_kind
                const char *sig, const char *range, ss_error *err) {
     const ss_target *t = ss_target_find(name);
     if (!t) return ss_fail(err, field, "unknown target \"%.60s\" (ssfuzz targets lists them)", name);
+    /* A version range needs an engine that reports its version (torch's). */
+    if (range && !t->engine->version) {
+        char sub[160];
+        snprintf(sub, sizeof sub, "%.100s.torch", field);
+        return ss_fail(err, sub, "a torch version range applies to torch:* targets only");
+    }
     for (size_t i = 0; i < x->n; i++)
         if (x->e[i].target == t) return ss_fail(err, field, "target \"%s\" named twice", name);
     if (x->n == SS_EXPECT_MAX) return ss_fail(err, field, "at most %d targets", SS_EXPECT_MAX);
@@ -69,10 +75,6 @@ static int parse_fail_entry(ss_expect *x, const char *field, const cJSON *f, ss_
                   ss_version_range_check(range->valuestring, why, sizeof why)))
         return ss_fail(err, sub, "%s", cJSON_IsString(range) && strlen(range->valuestring) < 64 ? why
                                           : "must be a version range of at most 63 characters");
-    /* A version range needs an engine that reports its version (torch's). */
-    const ss_target *t = ss_target_find(f->string);
-    if (range && t && !t->engine->version)   /* an unknown name: add() says so */
-        return ss_fail(err, sub, "a torch version range applies to torch:* targets only");
     return add(x, field, f->string, SS_EXPECT_FAIL, sig->valuestring, range ? range->valuestring : NULL, err);
 }
 

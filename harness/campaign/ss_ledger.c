@@ -145,7 +145,7 @@ int ss_ledger_save(const ss_ledger *l, ss_error *err) {
     free(sorted);
     if (!ok) {
         cJSON_Delete(root);
-        root = NULL;
+        return ss_fail(err, l->path, "out of memory");
     }
     return ss_write_json_atomic(l->path, root, 1, err);
 }

@@ -91,14 +91,11 @@ void ss_replay_case_result_free(ss_replay_case_result *r) {
     memset(r, 0, sizeof *r);
 }
 
-/* The case is not run: why (field, msg) kept in r->err and said in one line on
- * diag, its exit code, and the count it adds to. exit_code SS_EXIT_USAGE is an
- * invalid case ("LABEL: invalid: FIELD: MSG", n_invalid); SS_EXIT_TARGET a case
- * its targets cannot run ("LABEL: MSG", n_target_error). */
-static void not_run(ss_replay_ctx *rc, const char *label, ss_replay_case_result *r, FILE *diag, int exit_code,
-                    const char *field, const char *msg) {
-    if (field != r->err.field) snprintf(r->err.field, sizeof r->err.field, "%s", field);
-    if (msg != r->err.msg) snprintf(r->err.msg, sizeof r->err.msg, "%s", msg);
+/* The case is not run, for the reason in r->err: said in one line on diag, with
+ * its exit code and the count it adds to. exit_code SS_EXIT_USAGE is an invalid
+ * case ("LABEL: invalid: FIELD: MSG", n_invalid); SS_EXIT_TARGET a case its
+ * targets cannot run ("LABEL: MSG", n_target_error). */
+static void not_run(ss_replay_ctx *rc, const char *label, ss_replay_case_result *r, FILE *diag, int exit_code) {
     if (exit_code == SS_EXIT_USAGE) fprintf(diag, "%s: invalid: %s: %s\n", label, r->err.field, r->err.msg);
     else fprintf(diag, "%s: %s\n", label, r->err.msg);
     r->exit_code = exit_code;
@@ -108,7 +105,7 @@ static void not_run(ss_replay_ctx *rc, const char *label, ss_replay_case_result 
 
 /* An invalid case: r->err says why (diag: the diagnostics stream). */
 static void invalid(ss_replay_ctx *rc, const char *label, ss_replay_case_result *r, FILE *diag) {
-    not_run(rc, label, r, diag, SS_EXIT_USAGE, r->err.field, r->err.msg);
+    not_run(rc, label, r, diag, SS_EXIT_USAGE);
 }
 
 static int keep_final(ss_replay_run *run, const ss_check_ctx *ck) {
@@ -269,7 +266,8 @@ void ss_replay_loaded(ss_replay_ctx *rc, const char *label, ss_replay_case_resul
     /* A plugin's reproducer names its plugin: without it loaded, say so (exit 3). */
     const char *meta_field;
     if (rc->default_targets && ss_engines_meta_check(rc->c.meta, &meta_field, why, sizeof why)) {
-        not_run(rc, label, r, io.diag, SS_EXIT_TARGET, meta_field, why);
+        ss_fail(&r->err, meta_field, "%s", why);
+        not_run(rc, label, r, io.diag, SS_EXIT_TARGET);
         goto done;
     }
     if (ss_plan_build_limited(&rc->c.op, rc->opts.max_bytes, &rc->plan, &r->err)) {
@@ -277,7 +275,8 @@ void ss_replay_loaded(ss_replay_ctx *rc, const char *label, ss_replay_case_resul
         goto done;
     }
     if (ss_check_prepare(&rc->check, &rc->c, &rc->plan, &r->ref_status, why, sizeof why)) {
-        not_run(rc, label, r, io.diag, SS_EXIT_USAGE, "storage", why);
+        ss_fail(&r->err, "storage", "%s", why);
+        invalid(rc, label, r, io.diag);
         goto done;
     }
     r->ran = 1;

@@ -150,7 +150,7 @@ static int write_locked(const char *path, cJSON *campaign, ss_error *err) {
     cJSON_Delete(totals);
     if (!ok) {
         cJSON_Delete(root);
-        root = NULL;
+        return ss_fail(err, path, "out of memory");
     }
     return ss_write_json_atomic(path, root, 1, err);
 }

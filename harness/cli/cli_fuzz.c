@@ -60,27 +60,31 @@ static int parse_seconds(const char *opt, const char *s, double *out) {
     return 0;
 }
 
+/* The engine's correct targets as the campaign's, when every one can run here. */
+static int engine_defaults(ss_fuzz_config *cfg, const ss_engine *engine) {
+    cfg->n_targets = 0;
+    for (size_t i = 0; i < ss_target_count(); i++) {
+        const ss_target *t = ss_target_at(i);
+        if (t->mutant || t->engine != engine) continue;
+        if (ss_fuzz_probe_unavailable(t)) {
+            cfg->n_targets = 0;
+            return -1;
+        }
+        cfg->targets[cfg->n_targets++] = t;
+    }
+    return cfg->n_targets ? 0 : -1;
+}
+
 /* Default targets: the correct targets of the highest-ranked engine (its
  * default_rank: cuda, then emu) all of whose correct targets can run here. */
 static int default_targets(ss_fuzz_config *cfg) {
     int rank = 0;
     for (size_t e = 0; e < ss_engine_count(); e++)
         if (ss_engine_at(e)->default_rank > rank) rank = ss_engine_at(e)->default_rank;
-    for (; rank > 0 && cfg->n_targets == 0; rank--)
-        for (size_t e = 0; e < ss_engine_count(); e++) {
-            const ss_engine *engine = ss_engine_at(e);
-            if (engine->default_rank != rank) continue;
-            int ok = 1;
-            for (size_t i = 0; i < ss_target_count(); i++) {
-                const ss_target *t = ss_target_at(i);
-                if (t->mutant || t->engine != engine) continue;
-                if (ss_fuzz_probe_unavailable(t)) { ok = 0; break; }
-                cfg->targets[cfg->n_targets++] = t;
-            }
-            if (!ok) cfg->n_targets = 0;
-            if (cfg->n_targets) break;
-        }
-    return cfg->n_targets ? 0 : -1;
+    for (; rank > 0; rank--)   /* engines are asked best first: a probe can fork */
+        for (size_t e = 0; e < ss_engine_count(); e++)
+            if (ss_engine_at(e)->default_rank == rank && engine_defaults(cfg, ss_engine_at(e)) == 0) return 0;
+    return -1;
 }
 
 /* The generation options of a campaign, for `reproduce:` and meta.found_by.

@@ -1,5 +1,5 @@
 /* ss_bits.h - bit helpers several modules share: the splitmix64 finalizer and
- * little-endian loads and stores of 1-8 bytes. Header-only (static inline). */
+ * little-endian loads of 1-8 bytes. Header-only (static inline). */
 #ifndef SS_BITS_H
 #define SS_BITS_H
 

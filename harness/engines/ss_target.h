@@ -55,8 +55,6 @@ struct ss_engine {
     const char *(*poisoned)(void);
     /* The engine's version ("2.14.1"), starting what it needs; NULL with *why. */
     const char *(*version)(const char **why);
-    /* What the engine last reported, never starting anything; NULL if nothing. */
-    const char *(*known_version)(void);
     /* Where t comes from when it is not built in (a plugin's library path),
      * for the command line that recreates it; NULL for built-in targets. */
     const char *(*loaded_from)(const ss_target *t);

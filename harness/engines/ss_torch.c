@@ -36,7 +36,7 @@ static void torch_meta_note(const cJSON *meta, char *note, size_t note_len);
 const ss_engine ss_torch_engine = {
     .name = "torch", .kind = "torch", .shared_state = 1, .meta_key = "torch",
     .large_per_mille = torch_large, .version = ss_torch_version,
-    .known_version = ss_torch_known_version, .meta_write = torch_meta_write,
+.meta_write = torch_meta_write,
     .meta_note = torch_meta_note, .before_fork = ss_torch_shutdown, .shutdown = ss_torch_shutdown,
 };
 

@@ -79,6 +79,17 @@ sed 's/"emu:mut-alias-same-ptr": "mismatch"/"emu:mut-alias-smae-ptr": "mismatch"
 expect_rc "misspelt target in expect exits 2" 2 "$SSFUZZ" regress "$tmp/typo.json"
 [ "$(wc -l <"$tmp/err")" = 1 ] && grep -q 'expect.fail.emu:mut-alias-smae-ptr' "$tmp/err" && pass "invalid expect: one line naming the field" \
     || fail "invalid expect: one line naming the field" "$(cat "$tmp/err")"
+# A torch version range on a target whose engine has no version, and on a name
+# no target has: each refused naming its own field.
+sed 's/"emu:mut-alias-same-ptr": "mismatch"/"emu:mut-alias-same-ptr": {"signature": "mismatch", "torch": ">=2.0"}/' \
+    corpus/shift-right-1d.json >"$tmp/range.json"
+expect_rc "a torch range on an emu target exits 2" 2 "$SSFUZZ" regress "$tmp/range.json"
+grep -q 'expect.fail.emu:mut-alias-same-ptr.torch: a torch version range applies to torch:\* targets only' "$tmp/err" \
+    && pass "a torch range on an emu target names its .torch field" || fail "a torch range on an emu target names its .torch field" "$(cat "$tmp/err")"
+sed 's/"emu:mut-alias-same-ptr"/"emu:nope"/' "$tmp/range.json" >"$tmp/range2.json"
+expect_rc "a torch range on an unknown target exits 2" 2 "$SSFUZZ" regress "$tmp/range2.json"
+grep -q 'expect.fail.emu:nope: unknown target' "$tmp/err" \
+    && pass "a torch range on an unknown target names the target" || fail "a torch range on an unknown target names the target" "$(cat "$tmp/err")"
 sed 's/"mismatch"/"wrong answer"/' corpus/shift-right-1d.json >"$tmp/badsig.json"
 expect_rc "unknown signature exits 2" 2 "$SSFUZZ" regress "$tmp/badsig.json"
 expect_rc "unwritable --junit exits 2" 2 "$SSFUZZ" regress corpus/shift-right-1d.json --junit /proc/nope/x.xml
