@@ -4,6 +4,7 @@
 #include "ss_check.h"
 #include "ss_reference.h"
 #include "ss_storage.h"
+#include "ss_text.h"
 
 const char *ss_verdict_name(ss_verdict v) {
     switch (v) {
@@ -74,6 +75,12 @@ void ss_check_target(ss_check_ctx *ctx, const ss_plan *plan, ss_run_status ref_s
     if (opts) o = *opts;
     o.dtype = ctx->dtype;
     const ss_run_status st = t->run(t, plan, &ctx->tgt_in, &ctx->tgt_src, &o, res->why, sizeof res->why);
+    if (res->why[0]) {   /* a worker's or plugin's words: untrusted, made inert once for every printer */
+        char said[sizeof res->why];
+        memcpy(said, res->why, sizeof said);
+        said[sizeof said - 1] = '\0';
+        ss_text_inert(said, res->why, sizeof res->why);
+    }
     const int compared = (st == SS_RUN_OK || st == SS_RUN_REJECTED) &&
                          (st == SS_RUN_REJECTED) == (ref_status == SS_RUN_REJECTED);
     if (!compared) memset(&res->diff, 0, sizeof res->diff);

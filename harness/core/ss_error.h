@@ -7,7 +7,8 @@ typedef struct ss_error {
     char msg[256];    /* the rule broken, e.g. "must be >= 0" */
 } ss_error;
 
-/* Fills err (when non-NULL) and returns -1, so callers can `return ss_fail(...)`. */
+/* Fills err (when non-NULL) and returns -1, so callers can `return ss_fail(...)`.
+ * Field and message are stored inert (ss_text_inert): safe to print as they are. */
 int ss_fail(ss_error *err, const char *field, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

@@ -23,7 +23,8 @@ size_t ss_utf8_len(const char *s);
  * (U+2028, U+2029), and every byte of invalid UTF-8 becomes `\xNN`. Backslash
  * itself is kept, so the function is idempotent (inert text stays unchanged).
  * When out is too small the text stops before the first escape or character
- * that does not fit whole. Returns the length written. */
+ * that does not fit whole (n >= 4 * strlen(in) + 1 always fits: no byte grows
+ * beyond four). Returns the length written. */
 size_t ss_text_inert(const char *in, char *out, size_t n);
 
 /* Copies `in` into out (n bytes) quoted for a POSIX shell: unchanged when every

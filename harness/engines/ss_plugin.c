@@ -10,6 +10,7 @@
 #include "ss_case.h"
 #include "ss_cuda.h"
 #include "ss_plugin.h"
+#include "ss_text.h"
 #include "ssfuzz_plugin.h"
 
 #define SS_PLUGIN_MAX 16
@@ -81,7 +82,7 @@ static const char *ensure_init(plugin *p) {
     if (p->desc->init && p->desc->init(p->init_msg, sizeof p->init_msg)) {
         p->init_msg[sizeof p->init_msg - 1] = '\0';
         char m[sizeof p->init_msg];
-        snprintf(m, sizeof m, "%s", p->init_msg[0] ? p->init_msg : "no message");
+        ss_text_inert(p->init_msg[0] ? p->init_msg : "no message", m, sizeof m);   /* printed as is */
         snprintf(p->init_msg, sizeof p->init_msg, "plugin %s: init failed: %.180s", p->desc->name, m);
         p->init_failed = 1;
         return p->init_msg;
@@ -228,7 +229,7 @@ int ss_plugin_load(const char *path, ss_target_lookup taken, ss_error *err) {
                        SSFUZZ_PLUGIN_SYMBOL);
     }
     if (ss_plugin_register(entry(), real, taken, err)) {
-        if (err) snprintf(err->field, sizeof err->field, "%s", path);
+        if (err) ss_text_inert(path, err->field, sizeof err->field);
         dlclose(h);
         return -1;
     }
@@ -295,13 +296,24 @@ const ss_target *ss_plugin_meta_target(const cJSON *meta) {
     return own_target(target);
 }
 
+/* The case file says which library to load: every word of it is untrusted, so
+ * the names are shown inert and the path quoted for the shell (then inert: a
+ * quoted escape sequence still reaches the terminal). A path whose command
+ * would not fit in why is not shown cut: a cut command may run something else. */
 int ss_plugin_check_meta(const cJSON *meta, char *why, size_t why_len) {
     const cJSON *pl = cJSON_GetObjectItemCaseSensitive(meta, "plugin");
     if (!cJSON_IsObject(pl) || ss_plugin_meta_target(meta)) return 0;
     const char *name = meta_string(pl, "name"), *path = meta_string(pl, "path");
-    snprintf(why, why_len, "plugin %s is not loaded (its target %s): rerun with --plugin %s",
-             name ? name : "?", meta_string(meta, "target") ? meta_string(meta, "target") : "?",
-             path ? path : "PATH.so");
+    const char *target = meta_string(meta, "target");
+    char shown_name[80], shown_target[160], head[320], quoted[512], shown_path[4 * sizeof quoted];
+    ss_text_inert(name ? name : "?", shown_name, sizeof shown_name);
+    ss_text_inert(target ? target : "?", shown_target, sizeof shown_target);
+    const int k = snprintf(head, sizeof head, "plugin %s is not loaded (its target %s): rerun with --plugin ",
+                           shown_name, shown_target);
+    const int fits = path && ss_shell_quote(path, quoted, sizeof quoted) >= 0 &&
+                     ss_text_inert(quoted, shown_path, sizeof shown_path) + (size_t)k < why_len;
+    snprintf(why, why_len, "%s%s", head,
+             fits ? shown_path : path ? "PATH.so (meta.plugin.path is too long to show here)" : "PATH.so");
     return -1;
 }
 

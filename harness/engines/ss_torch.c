@@ -17,6 +17,7 @@
 #include "ss_case.h"
 #include "ss_clock.h"
 #include "ss_files.h"
+#include "ss_text.h"
 #include "ss_torch.h"
 #include "ss_torch_proto.h"
 
@@ -271,7 +272,13 @@ static int start_one(const char *python, char *why, size_t n) {
     return rc;
 }
 
-/* --python, $SSFUZZ_PYTHON, else each python3 on PATH until one imports torch. */
+/* --python, $SSFUZZ_PYTHON, else each python3 on PATH until one imports torch.
+ * On PATH only absolute directories count: an empty or relative entry names
+ * the current directory, and a python3 there (say, beside a downloaded
+ * reproducer) must never become the worker. A bare --python name is looked
+ * up here by the same rule (execlp would take the empty entries); a relative
+ * path is the user's own choice. A worker's words are untrusted: W.error is
+ * inert. */
 static int start_worker(void) {
     if (W.pid > 0 && W.owner != getpid()) {   /* inherited across fork: not ours */
         close(W.to_fd);
@@ -283,28 +290,42 @@ static int start_worker(void) {
     if (W.tried && W.error[0]) return -1;
     char why[512] = "";
     const char *chosen = python_opt[0] ? python_opt : getenv("SSFUZZ_PYTHON");
-    if (chosen && *chosen) {
+    const int named = chosen && *chosen;
+    if (named && strchr(chosen, '/')) {
         if (start_one(chosen, why, sizeof why) == 0) return 0;
-        snprintf(W.error, sizeof W.error, "%s", why);
+        ss_text_inert(why, W.error, sizeof W.error);
         return -1;
     }
-    const char *path = getenv("PATH");
+    const char *name = named ? chosen : "python3", *path = getenv("PATH");
     char dirs[4096], tried[8][1024], first_why[512] = "";
     int ntried = 0;
-    snprintf(dirs, sizeof dirs, "%s", path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
-    for (char *save = NULL, *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+    const int cut = snprintf(dirs, sizeof dirs, "%s", path && *path ? path : "/usr/local/bin:/usr/bin:/bin") >=
+                    (int)sizeof dirs;
+    for (char *d = dirs, *next; d; d = next) {
         char cand[1024], real[PATH_MAX];
-        snprintf(cand, sizeof cand, "%s/python3", *d ? d : ".");
+        if ((next = strchr(d, ':'))) *next++ = '\0';
+        else if (cut) break;   /* the last entry of a PATH longer than dirs: cut, another directory */
+        const int len = d[0] == '/' ? snprintf(cand, sizeof cand, "%s/%s", d, name) : -1;
+        if (len < 0 || (size_t)len >= sizeof cand) continue;   /* relative, or a cut path: another file */
         if (access(cand, X_OK) || !realpath(cand, real)) continue;
         int dup = 0;
         for (int i = 0; i < ntried; i++) dup |= !strcmp(tried[i], real);
         if (dup || ntried == 8) continue;
         snprintf(tried[ntried++], sizeof tried[0], "%.1000s", real);
         if (start_one(cand, why, sizeof why) == 0) return 0;
+        if (named) {   /* the one the user named: its own failure is the answer */
+            ss_text_inert(why, W.error, sizeof W.error);
+            return -1;
+        }
         if (!first_why[0]) snprintf(first_why, sizeof first_why, "%s", why);
     }
-    snprintf(W.error, sizeof W.error, "%s", ntried ? "no python3 on PATH imports torch (set --python or "
-             "SSFUZZ_PYTHON; make torch-env builds one)" : "no python3 on PATH");
+    char shown[256];
+    ss_text_inert(name, shown, sizeof shown);
+    if (named)
+        snprintf(W.error, sizeof W.error, "cannot run %s (not found in PATH's absolute directories)", shown);
+    else
+        snprintf(W.error, sizeof W.error, "%s", ntried ? "no python3 on PATH imports torch (set --python or "
+                 "SSFUZZ_PYTHON; make torch-env builds one)" : "no python3 on PATH");
     W.tried = 1;
     return -1;
 }
@@ -341,16 +362,19 @@ static int torch_meta_write(cJSON *meta, const ss_target *t, const char *schedul
 }
 
 /* A reproducer replayed on another torch than the one that found it: say so
- * (the file's own python is never run: a case file is untrusted). */
+ * (the file's own python is never run, and its words are shown inert: a case
+ * file is untrusted). */
 static void torch_meta_note(const cJSON *meta, char *note, size_t note_len) {
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(meta, "torch");
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(t, "version"), *py = cJSON_GetObjectItemCaseSensitive(t, "python");
     const char *running = ss_torch_known_version();
     note[0] = 0;
     if (!running || !cJSON_IsString(v) || !strcmp(v->valuestring, running)) return;
-    snprintf(note, note_len, "found with torch %.40s%s%.200s%s, replayed on torch %s (--python chooses)",
-             v->valuestring, cJSON_IsString(py) ? " (" : "", cJSON_IsString(py) ? py->valuestring : "",
-             cJSON_IsString(py) ? ")" : "", running);
+    char version[48], python[208];
+    ss_text_inert(v->valuestring, version, sizeof version);
+    ss_text_inert(cJSON_IsString(py) ? py->valuestring : "", python, sizeof python);
+    snprintf(note, note_len, "found with torch %s%s%s%s, replayed on torch %s (--python chooses)", version,
+             python[0] ? " (" : "", python, python[0] ? ")" : "", running);
 }
 
 static const char *torch_unavailable(const ss_target *t) {
