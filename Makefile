@@ -63,7 +63,7 @@ LDLIBS    += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lpthread -lrt -lstdc++
 else
 CU_OBJ    :=
 endif
-LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/ss_torch_worker_py.o
+LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/ss_torch_worker_py.o $(BUILD)/gen/ss_torch_program_py.o
 TEST_SRC  := $(sort $(wildcard tests/test_*.c))
 TEST_BIN  := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 DEPS_DIR  ?= build
@@ -114,13 +114,14 @@ $(BUILD)/%.o: %.cu | $(DEPS_OK)
 	$(call say,NVCC,$<)
 	$(Q)$(NVCC) $(NVCCFLAGS) $(CUDA_ARCH) $(addprefix -I,$(LAYERS)) -c $< -o $@
 
-# The torch engine's Python worker, built into the binary as a C string, so
-# build/ssfuzz runs from anywhere (and an installed copy needs no data files).
-$(BUILD)/gen/ss_torch_worker_py.c: harness/engines/ss_torch_worker.py
+# The torch engine's Python worker and the module it shares with exported
+# scripts, built into the binary as C strings, so build/ssfuzz runs from
+# anywhere (and an installed copy needs no data files).
+$(BUILD)/gen/%_py.c: harness/engines/%.py
 	@mkdir -p $(dir $@)
 	$(call say,GEN,$@)
-	$(Q){ echo '/* generated from harness/engines/ss_torch_worker.py by the Makefile */'; \
-	  echo 'const char ss_torch_worker_py[] = {'; \
+	$(Q){ echo '/* generated from $< by the Makefile */'; \
+	  echo 'const char $*_py[] = {'; \
 	  od -An -v -tx1 $< | sed 's/\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
 	  echo '0};'; } > $@.tmp && mv $@.tmp $@
 

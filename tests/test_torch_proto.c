@@ -61,6 +61,14 @@ static void test_result_lengths(void **state) {
     assert_int_equal(ss_tp_result_decode(head, 16, 0, &r, why, sizeof why), -1);
     put32(head, 9, 0);
     assert_int_equal(ss_tp_result_decode(head, 8, 0, &r, why, sizeof why), -1);
+    put32(head, SS_TP_EXCEPTION | SS_TP_REPLACE, 2);                                    /* ends the worker */
+    assert_int_equal(ss_tp_result_decode(head, 8 + 2, 40, &r, why, sizeof why), 0);
+    assert_int_equal(r.status, SS_TP_EXCEPTION);
+    assert_int_equal(r.replace, 1);
+    put32(head, SS_TP_OK | SS_TP_REPLACE, 0);                                           /* OK never ends it */
+    assert_int_equal(ss_tp_result_decode(head, 8 + 40, 40, &r, why, sizeof why), -1);
+    put32(head, SS_TP_REFUSED | 0x200, 0);                                               /* unknown bits */
+    assert_int_equal(ss_tp_result_decode(head, 8, 40, &r, why, sizeof why), -1);
     assert_int_equal(ss_tp_result_decode(head, 3, 0, &r, why, sizeof why), -1);
 }
 
@@ -106,7 +114,8 @@ static void test_version_ranges(void **state) {
     assert_int_equal(ss_version_in_range("2.14.1+cu130", "<2.15"), 1);
     assert_int_equal(ss_version_in_range("2.15.0", "<2.15"), 0);
     assert_int_equal(ss_version_in_range("2.15", ">=2.15.0"), 1);
-    assert_int_equal(ss_version_in_range("1.13.0a0", ">=1.13"), 1);
+    assert_int_equal(ss_version_in_range("1.13.0a0", ">=1.13"), 0);   /* PEP 440: a 1.13 pre-release */
+    assert_int_equal(ss_version_in_range("1.13.0a0", ">=1.13.dev0"), 1);
     assert_int_equal(ss_version_in_range("2.14.1", ">=2.14,<2.15"), 1);
     assert_int_equal(ss_version_in_range("2.13.9", ">=2.14, <2.15"), 0);
     assert_int_equal(ss_version_in_range("2.14.1", "==2.14.1"), 1);
@@ -116,7 +125,7 @@ static void test_version_ranges(void **state) {
     assert_int_equal(ss_version_range_check("<2.15", why, sizeof why), 0);
     assert_int_equal(ss_version_range_check("2.15", why, sizeof why), -1);
     assert_int_equal(ss_version_range_check("<", why, sizeof why), -1);
-    assert_int_equal(ss_version_range_check("<2.15,", why, sizeof why), 0);
+    assert_int_equal(ss_version_range_check("<2.15,", why, sizeof why), -1);   /* no empty clause */
     assert_int_equal(ss_version_range_check("~=2.1", why, sizeof why), -1);
     assert_int_equal(ss_version_range_check("<2.15 junk", why, sizeof why), -1);
     assert_int_equal(ss_version_range_check("", why, sizeof why), -1);

@@ -18,6 +18,9 @@ const char *ss_verdict_name(ss_verdict v) {
     case SS_TARGET_TIMEOUT: return "timeout";
     case SS_REFUSED: return "refused";
     case SS_RAISED: return "raised";
+    case SS_ERROR: return "error";
+    case SS_NAN_PAYLOAD: return "nan-payload";
+    case SS_FLAKY: return "flaky";
     }
     return "?";
 }
@@ -81,7 +84,7 @@ void ss_check_target(ss_check_ctx *ctx, const ss_plan *plan, ss_run_status ref_s
         said[sizeof said - 1] = '\0';
         ss_text_inert(said, res->why, sizeof res->why);
     }
-    const int compared = (st == SS_RUN_OK || st == SS_RUN_REJECTED) &&
+    const int compared = (st == SS_RUN_OK || st == SS_RUN_FLAKY || st == SS_RUN_REJECTED) &&
                          (st == SS_RUN_REJECTED) == (ref_status == SS_RUN_REJECTED);
     if (!compared) memset(&res->diff, 0, sizeof res->diff);
     switch (st) {
@@ -89,17 +92,25 @@ void ss_check_target(ss_check_ctx *ctx, const ss_plan *plan, ss_run_status ref_s
     case SS_RUN_FAILED: res->verdict = SS_TARGET_FAILED; return;
     case SS_RUN_REFUSED: res->verdict = SS_REFUSED; return;
     case SS_RUN_RAISED: res->verdict = SS_RAISED; return;
+    case SS_RUN_ERROR: res->verdict = SS_ERROR; return;
+    case SS_RUN_TIMEOUT: res->verdict = SS_TARGET_TIMEOUT; return;
     case SS_RUN_REJECTED:
         if (ref_status != SS_RUN_REJECTED) { res->verdict = SS_REJECTED_BY_TARGET; return; }
         /* Both refused: agreement, provided the target left everything as it was. */
         ss_compare(plan, &ctx->init_in, &ctx->init_src, &ctx->tgt_in, &ctx->tgt_src, &res->diff);
         break;
-    case SS_RUN_OK:
+    case SS_RUN_OK: case SS_RUN_FLAKY:
         if (ref_status == SS_RUN_REJECTED) { res->verdict = SS_ACCEPTED_INVALID; return; }
-        ss_compare(plan, &ctx->ref_in, &ctx->ref_src, &ctx->tgt_in, &ctx->tgt_src, &res->diff);
+        if (ss_compare(plan, &ctx->ref_in, &ctx->ref_src, &ctx->tgt_in, &ctx->tgt_src, &res->diff))
+            ss_compare_nan_pairs(plan, ctx->dtype, &ctx->ref_in, &ctx->ref_src, &ctx->tgt_in, &ctx->tgt_src,
+                                 &res->diff);
         break;
     }
     res->diff.value_type = ctx->value_type;
+    const int only_nans = res->diff.count && res->diff.nan_pairs == res->diff.count &&
+                          !ctx->nan_payload_is_finding;
     res->verdict = res->diff.guard_corrupt ? SS_GUARD_WRITE
-                 : res->diff.count ? SS_MISMATCH : SS_AGREE;
+                 : only_nans ? SS_NAN_PAYLOAD
+                 : res->diff.count ? SS_MISMATCH
+                 : st == SS_RUN_FLAKY ? SS_FLAKY : SS_AGREE;
 }

@@ -17,12 +17,19 @@ typedef enum ss_verdict {
     SS_TARGET_TIMEOUT,
     SS_REFUSED,               /* the target raised its own safety error (PyTorch's overlap
                                  check): counted, not a finding unless asked */
-    SS_RAISED                 /* a compiled path raised where eager does not */
+    SS_RAISED,                /* a compiled path raised where eager does not */
+    SS_ERROR,                 /* the target raised an error of the case or engine (not its
+                                 refusal, not compile-only): counted, not a finding */
+    SS_NAN_PAYLOAD,           /* storages differ only in NaNs' bits (quiet bit, payload):
+                                 counted, not a finding unless asked */
+    SS_FLAKY                  /* the target's worker died once, a fresh one ran the case
+                                 and agreed: reported, not minimized */
 } ss_verdict;
 
 /* Short stable name, used as the finding's signature kind:
  * "agree", "mismatch", "guard-band write", "rejected-by-target-only",
- * "accepted-invalid", "unavailable", "crash", "timeout", "refused", "raised". */
+ * "accepted-invalid", "unavailable", "crash", "timeout", "refused", "raised",
+ * "error", "nan-payload", "flaky". */
 const char *ss_verdict_name(ss_verdict v);
 
 /* Reusable buffers, so a campaign does not allocate per case. */
@@ -31,6 +38,7 @@ typedef struct ss_check_ctx {
     int dtype;                /* the prepared case's ss_dtype */
     size_t max_bytes;         /* byte budget (see ss_plan_build_limited); 0 = default */
     int value_type;           /* 1 + the prepared case's ss_dtype, copied into each diff */
+    int nan_payload_is_finding;   /* 1: a NaN-bits-only difference is a mismatch, not nan-payload */
 } ss_check_ctx;
 
 void ss_check_ctx_init(ss_check_ctx *ctx);

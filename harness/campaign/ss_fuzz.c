@@ -17,6 +17,8 @@
 /* Shared with the parent: what the worker is doing right now. */
 typedef struct fz_slot {
     uint64_t done, skipped, refused, cur_index;
+    uint64_t errors, nan_payload;   /* runs counted, not findings (see ss_check.h) */
+    char first_error[240], first_nan[240];   /* this slot's first of each: "TARGET: what" */
     int64_t started_ns;        /* start of the run in flight; 0 when idle */
     int64_t budget_ns;         /* that run's own limit (an engine's slow start); 0: case_timeout */
     int phase;                 /* 0 idle, 1 checking, 2 minimizing */
@@ -152,7 +154,14 @@ static void on_finding(fz_worker_state *w, const ss_case *c0, const ss_plan *pla
     ss_error err;
     if (ss_case_copy(&m, c0) == 0) {
         const ss_min_opts mo = {0, cfg->minimize_seconds, cfg->max_bytes};
-        ss_min_target_run(&m, &mo, &p, &st, detail, sizeof detail);
+        if (res->verdict == SS_FLAKY) {   /* it did not recur: nothing to minimize against */
+            st.numel_before = plan->op.input_storage_numel;
+            st.ndim_before = plan->op.input.ndim;
+            st.budget_hit = 1;
+            snprintf(detail, sizeof detail, "%.500s", res->why);
+        } else {
+            ss_min_target_run(&m, &mo, &p, &st, detail, sizeof detail);
+        }
         char found_by[160];
         snprintf(found_by, sizeof found_by, "%s", cfg->found_by ? cfg->found_by : "ssfuzz fuzz");
         ss_finding f = {kind, t, sched_of(t, (int)ro->schedule), ro->seed, 1, cfg->seed, index,
@@ -173,6 +182,20 @@ static void on_finding(fz_worker_state *w, const ss_case *c0, const ss_plan *pla
         send_finding(w, ti, (int)ro->schedule, kind, NULL, NULL, 0, "out of memory copying a finding", 1);
     }
     STORE(w->slot->phase, 1);
+}
+
+/* An error of the case or engine, or a NaN-bits-only difference: counted,
+ * with the slot's first one kept as an example for the summary. */
+static void count_unfound(fz_worker_state *w, const ss_plan *plan, const ss_target *t, const ss_check_result *res) {
+    const int err = res->verdict == SS_ERROR;
+    uint64_t *n = err ? &w->slot->errors : &w->slot->nan_payload;
+    char *example = err ? w->slot->first_error : w->slot->first_nan;
+    if ((*n)++ == 0) {   /* written before the parent reads it: the worker ends first */
+        char what[160];
+        if (err) snprintf(what, sizeof what, "%.159s", res->why);
+        else ss_diff_format(plan, &res->diff, what, sizeof what);
+        snprintf(example, sizeof w->slot->first_error, "%.60s: %.159s", t->name, what);
+    }
 }
 
 /* Runs case `index` on every target; returns its size class. */
@@ -216,6 +239,10 @@ static int run_case(fz_worker_state *w, uint64_t index) {
                 STORE(w->slot->refused, w->slot->refused + 1);
                 if (!cfg->refusal_is_finding) continue;
             }
+            if (res.verdict == SS_ERROR || res.verdict == SS_NAN_PAYLOAD) {
+                count_unfound(w, &plan, t, &res);
+                continue;
+            }
             on_finding(w, &c, &plan, index, (int)ti, &ro, &res);
             break;   /* one finding per target and case: the first failing schedule */
         }
@@ -236,6 +263,7 @@ static void worker_main(const ss_fuzz_config *cfg, fz_slot *slot, int cmd_fd, in
     ss_check_ctx_init(&w->ctx);
     ss_check_ctx_init(&w->mctx);
     w->ctx.max_bytes = w->mctx.max_bytes = cfg->max_bytes;
+    w->ctx.nan_payload_is_finding = w->mctx.nan_payload_is_finding = cfg->nan_payload_is_finding;
     ss_target_set_clock_hook(engine_clock, w);
     ss_engines_enter_worker();  /* e.g. this worker is the CUDA process; it ends when poisoned */
     const char *fault = getenv("SSFUZZ_TEST_FAULT");
@@ -427,6 +455,20 @@ static void check_timeouts(fz_parent *P) {
     }
 }
 
+/* Errors and NaN-only differences over all workers, with the first example of each. */
+static void unfound_totals(const fz_parent *P, ss_summary *sum) {
+    sum->errors = sum->nan_payload = 0;
+    for (int k = 0; k < P->n; k++) {
+        const fz_slot *sl = P->w[k].slot;
+        if (sl->errors && !sum->error_example[0])
+            snprintf(sum->error_example, sizeof sum->error_example, "%s", sl->first_error);
+        if (sl->nan_payload && !sum->nan_example[0])
+            snprintf(sum->nan_example, sizeof sum->nan_example, "%s", sl->first_nan);
+        sum->errors += (long)sl->errors;
+        sum->nan_payload += (long)sl->nan_payload;
+    }
+}
+
 static uint64_t cases_done(const fz_parent *P, uint64_t *skipped, uint64_t *refused) {
     uint64_t d = 0, s = 0, r = 0;
     for (int k = 0; k < P->n; k++) {
@@ -555,6 +597,7 @@ int ss_fuzz_run(const ss_fuzz_config *cfg, ss_summary *sum) {
     sum->cases = cases_done(&P, &skipped, &refused);
     sum->skipped = (long)skipped;
     sum->refused = (long)refused;
+    unfound_totals(&P, sum);
     size_totals(&P, sum);
     free(pf);
     munmap(slots, (size_t)P.n * sizeof *slots);

@@ -34,6 +34,7 @@ typedef struct ss_fuzz_config {
     int all_schedules;         /* 1: scheduled targets run under every schedule */
     const char *schedule;      /* when all_schedules == 0: a schedule every scheduled target has */
     int refusal_is_finding;    /* 1: a `refused` run is a finding (default: counted only) */
+    int nan_payload_is_finding;   /* 1: a NaN-bits-only difference is a mismatch (default: counted) */
     double case_timeout;       /* seconds per target run (and per minimization step) */
     double minimize_seconds;   /* budget per minimization */
     int progress;              /* 1: a progress line on stderr, at most once a second */

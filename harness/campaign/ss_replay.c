@@ -55,7 +55,7 @@ static int rank(int code) {
 int ss_exit_worse(int a, int b) { return rank(b) > rank(a) ? b : a; }
 
 int ss_verdict_is_finding(ss_verdict v) {
-    return v != SS_AGREE && v != SS_REFUSED && v != SS_TARGET_UNAVAILABLE;
+    return v != SS_AGREE && v != SS_REFUSED && v != SS_TARGET_UNAVAILABLE && v != SS_ERROR && v != SS_NAN_PAYLOAD;
 }
 
 void ss_replay_ctx_init(ss_replay_ctx *rc, const ss_replay_opts *o) {
@@ -64,6 +64,7 @@ void ss_replay_ctx_init(ss_replay_ctx *rc, const ss_replay_opts *o) {
     ss_case_init(&rc->c);
     ss_check_ctx_init(&rc->check);
     rc->check.max_bytes = o->max_bytes;
+    rc->check.nan_payload_is_finding = o->nan_payload_is_finding;
     rc->default_targets = rc->opts.n_targets == 0;
     if (rc->opts.n_targets == 0)
         for (size_t i = 0; i < ss_target_count() && rc->opts.n_targets < SS_MAX_TARGETS; i++) {
@@ -144,6 +145,7 @@ static void run_one(ss_replay_ctx *rc, const char *label, const ss_target *t, co
                 : run->res.verdict == SS_TARGET_FAILED || run->res.verdict == SS_TARGET_TIMEOUT ? SS_RUN_FAILED
                 : run->res.verdict == SS_REFUSED ? SS_RUN_REFUSED
                 : run->res.verdict == SS_RAISED ? SS_RUN_RAISED
+                : run->res.verdict == SS_ERROR ? SS_RUN_ERROR
                 : (run->res.verdict == SS_AGREE && r->ref_status == SS_RUN_REJECTED) ||
                           run->res.verdict == SS_REJECTED_BY_TARGET ? SS_RUN_REJECTED : SS_RUN_OK;
     if (rc->opts.keep_finals && keep_final(run, &rc->check))
@@ -173,9 +175,18 @@ static void run_one(ss_replay_ctx *rc, const char *label, const ss_target *t, co
         fprintf(out, "%s: MISMATCH %s%s raised where eager runs the same code (raised): %s\n", label,
                 t->name, where, run->res.why);
         return;
-    case SS_TARGET_FAILED: case SS_TARGET_TIMEOUT:
+    case SS_TARGET_FAILED: case SS_TARGET_TIMEOUT: case SS_FLAKY:
         fprintf(out, "%s: FINDING %s on %s%s: %s\n", label, ss_verdict_name(run->res.verdict), t->name,
                 where, run->res.why);
+        return;
+    case SS_ERROR:
+        fprintf(out, "%s: error on %s%s (an error of the case or engine, not a finding): %s\n", label,
+                t->name, where, run->res.why);
+        return;
+    case SS_NAN_PAYLOAD:
+        ss_diff_format(&rc->plan, &run->res.diff, detail, sizeof detail);
+        fprintf(out, "%s: nan-payload on %s%s (only NaNs' bits differ; not a finding unless "
+                     "--nan-payload-is-finding): %s\n", label, t->name, where, detail);
         return;
     case SS_REFUSED:
         fprintf(out, "%s: refused by %s%s (its own overlap/safety error, not a finding): %s\n", label,

@@ -22,6 +22,7 @@ typedef struct ss_replay_opts {
                                   meta.schedule unless one was named) runs first, then the defaults */
     int targets_named, schedule_named;   /* set by ss_replay_add_target / _set_schedule */
     double case_timeout;       /* limit of a run isolated in a child; 0: 10 s */
+    int nan_payload_is_finding;   /* 1: a NaN-bits-only difference is a mismatch (default: noted) */
 } ss_replay_opts;
 
 void ss_replay_opts_init(ss_replay_opts *o);

@@ -244,6 +244,21 @@ static int add_sizes(cJSON *root, const ss_summary *s) {
     return 1;
 }
 
+/* "examples": the first error and NaN-only difference, which counts alone
+ * would not name (an array: merged summaries keep the first campaign's). */
+static int add_examples(cJSON *root, const ss_summary *s) {
+    cJSON *arr = cJSON_AddArrayToObject(root, "examples");
+    const char *kinds[] = {"error", "nan-payload"}, *texts[] = {s->error_example, s->nan_example};
+    for (int i = 0; arr && i < 2; i++) {
+        if (!texts[i][0]) continue;
+        cJSON *o = cJSON_CreateObject();
+        if (!o || !cJSON_AddItemToArray(arr, o) || !cJSON_AddStringToObject(o, "verdict", kinds[i]) ||
+            !cJSON_AddStringToObject(o, "example", texts[i]))
+            return 0;
+    }
+    return arr != NULL;
+}
+
 int ss_summary_write(const char *dir, const ss_summary *s, ss_error *err) {
     cJSON *root = cJSON_CreateObject(), *arr;
     char num[32];
@@ -257,6 +272,9 @@ int ss_summary_write(const char *dir, const ss_summary *s, ss_error *err) {
                                      s->seconds > 0 ? (double)s->cases / s->seconds : 0) &&
              cJSON_AddNumberToObject(root, "skipped", (double)s->skipped) &&
              cJSON_AddNumberToObject(root, "refused", (double)s->refused) &&
+             cJSON_AddNumberToObject(root, "errors", (double)s->errors) &&
+             cJSON_AddNumberToObject(root, "nan_payload", (double)s->nan_payload) &&
+             add_examples(root, s) &&
              cJSON_AddNumberToObject(root, "unwritten", (double)s->unwritten) &&
              cJSON_AddNumberToObject(root, "unique_findings", (double)s->n_bugs) &&
              cJSON_AddNumberToObject(root, "hits", (double)ss_summary_hits(s)) &&

@@ -85,6 +85,9 @@ typedef struct ss_summary {
     char targets[1024];        /* comma-separated */
     long skipped;              /* generated cases beyond the budgets or invalid */
     long refused;              /* runs a target refused (its own safety error): not findings */
+    long errors;               /* runs where the target raised an error of the case or engine */
+    long nan_payload;          /* runs whose storages differed only in NaNs' bits */
+    char error_example[240], nan_example[240];   /* the first of each, "TARGET: what" */
     long unwritten;            /* findings whose reproducer could not be written */
     ss_summary_sig *sigs;
     size_t n, cap;

@@ -32,6 +32,8 @@ static void usage(FILE *f) {
         "      --schedule S     one schedule (emu: forward, reverse, lockstep, warp, random; torch\n"
         "                       compile targets: x-input, storage-input, two-inputs) or all (default)\n"
         "      --refusal-is-finding  a target refusing a case (PyTorch's overlap error) is a finding\n"
+        "      --nan-payload-is-finding  storages differing only in NaNs' bits (a quieted signalling\n"
+        "                            NaN, a changed payload) are a mismatch, not counted apart\n"
         "      --max-numel N    largest storage numel a generated case may have (default 4194304)\n"
         "      --max-bytes N    byte budget of one case's storages (default 1 GiB)\n"
         "      --max-ndim N     largest rank generated (default 6)\n"
@@ -161,6 +163,14 @@ static void print_summary(const ss_fuzz_config *cfg, const ss_summary *s, int su
         fprintf(f, "  %ld run%s refused by the target (it raised its own overlap/safety error: %s)\n",
                 s->refused, s->refused == 1 ? "" : "s",
                 cfg->refusal_is_finding ? "counted as findings" : "not findings; --refusal-is-finding to keep them");
+    if (s->errors)
+        fprintf(f, "  %ld run%s raised an error of the case or engine (not findings; first: %s)\n", s->errors,
+                s->errors == 1 ? "" : "s", s->error_example);
+    if (s->nan_payload)
+        fprintf(f, "  %ld run%s differed only in NaNs' bits (%s; first: %s)\n", s->nan_payload,
+                s->nan_payload == 1 ? "" : "s",
+                cfg->nan_payload_is_finding ? "counted as findings" : "not findings; --nan-payload-is-finding to keep them",
+                s->nan_example);
     fprintf(f, "reproduce: ssfuzz fuzz --seed %llu --cases %llu", (unsigned long long)s->seed,
             (unsigned long long)s->cases);
     for (size_t i = 0; i < cfg->n_targets; i++) {
@@ -170,8 +180,9 @@ static void print_summary(const ss_fuzz_config *cfg, const ss_summary *s, int su
     }
     char gen[200];
     fuzz_gen_opts(&cfg->gen, gen, sizeof gen);
-    fprintf(f, "%s%s%s%s\n", cfg->all_schedules ? "" : " --schedule ",
-            cfg->all_schedules ? "" : cfg->schedule, gen, cfg->refusal_is_finding ? " --refusal-is-finding" : "");
+    fprintf(f, "%s%s%s%s%s\n", cfg->all_schedules ? "" : " --schedule ",
+            cfg->all_schedules ? "" : cfg->schedule, gen, cfg->refusal_is_finding ? " --refusal-is-finding" : "",
+            cfg->nan_payload_is_finding ? " --nan-payload-is-finding" : "");
     if (summary_written) fprintf(f, "summary: %s/summary.json\n", cfg->out);
 }
 
@@ -187,7 +198,7 @@ int ss_cmd_fuzz(int argc, char **argv) {
     int have_seed = 0, quiet = 0, have_large = 0;
     uint64_t v;
     ss_error err;
-    enum { O_SEED = 256, O_TIME, O_CASES, O_SCHED, O_TIMEOUT, O_MINTIME, O_REFUSAL, O_VARIANTS };
+    enum { O_SEED = 256, O_TIME, O_CASES, O_SCHED, O_TIMEOUT, O_MINTIME, O_REFUSAL, O_NAN, O_VARIANTS };
     static const struct option opts[] = {
         {"target", required_argument, 0, 't'}, {"seed", required_argument, 0, O_SEED},
         {"time", required_argument, 0, O_TIME}, {"cases", required_argument, 0, O_CASES},
@@ -196,6 +207,7 @@ int ss_cmd_fuzz(int argc, char **argv) {
         {"case-timeout", required_argument, 0, O_TIMEOUT},
         {"minimize-time", required_argument, 0, O_MINTIME},
         {"refusal-is-finding", no_argument, 0, O_REFUSAL},
+        {"nan-payload-is-finding", no_argument, 0, O_NAN},
         {"keep-variants", no_argument, 0, O_VARIANTS},
         {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     optind = 1;
@@ -230,6 +242,7 @@ int ss_cmd_fuzz(int argc, char **argv) {
             }
             break;
         case O_REFUSAL: cfg.refusal_is_finding = 1; break;
+        case O_NAN: cfg.nan_payload_is_finding = 1; break;
         case O_VARIANTS: cfg.keep_variants = 1; break;
         case SS_GEN_O_NUMEL: case SS_GEN_O_BYTES: case SS_GEN_O_NDIM: case SS_GEN_O_NOSWARM: case SS_GEN_O_LARGE:
             if (ss_gen_opts_apply("fuzz", c, optarg, &cfg.gen, &cfg.max_bytes) < 0) return SS_EXIT_USAGE;

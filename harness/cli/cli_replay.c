@@ -26,6 +26,8 @@ static void usage(FILE *f) {
         "  -q, --quiet       print only failures and the summary\n"
         "  --json            print the results as one JSON document on stdout (every run of\n"
         "                    every case: target, schedule, verdict, detail)\n"
+        "  --nan-payload-is-finding  storages differing only in NaNs' bits are a mismatch\n"
+        "                    (default: reported as nan-payload, not a finding)\n"
         "exit: 0 all agree, 1 a finding (mismatch, crash, timeout, ...), 2 invalid case or usage,\n"
         "      3 a requested target cannot run here\n",
         (size_t)SS_DEFAULT_MAX_BYTES);
@@ -92,6 +94,7 @@ int ss_cmd_replay(int argc, char **argv) {
         {"seed", required_argument, 0, 'S'},   {"dump", required_argument, 0, 'd'},
         {"max-bytes", required_argument, 0, 'm'}, {"quiet", no_argument, 0, 'q'},
         {"case-timeout", required_argument, 0, 'T'}, {"json", no_argument, 0, 'J'},
+        {"nan-payload-is-finding", no_argument, 0, 'N'},
         {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     optind = 1;
     int ch;
@@ -125,6 +128,7 @@ int ss_cmd_replay(int argc, char **argv) {
         }
         case 'q': quiet = 1; break;
         case 'J': json = 1; break;
+        case 'N': o.nan_payload_is_finding = 1; break;
         case 'h': usage(stdout); return SS_EXIT_OK;
         default: usage(stderr); return SS_EXIT_USAGE;
         bad:

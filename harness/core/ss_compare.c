@@ -2,6 +2,8 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include "ss_bits.h"
+#include "ss_case.h"
 #include "ss_compare.h"
 #include "ss_storage.h"
 #include "ss_value_fmt.h"
@@ -46,6 +48,58 @@ static void diff_storage(const ss_plan *plan, int which, const ss_storage *e, co
     }
 }
 
+/* Whether the w-byte float at p is a NaN (w: 2 float16/bfloat16 by `bf16`, 4, 8). */
+static int is_nan(const uint8_t *p, size_t w, int bf16) {
+    const uint64_t v = ss_load_le(p, w);
+    switch (w) {
+    case 2: return bf16 ? (v & 0x7f80) == 0x7f80 && (v & 0x7f) : (v & 0x7c00) == 0x7c00 && (v & 0x3ff);
+    case 4: return (v & 0x7f800000u) == 0x7f800000u && (v & 0x7fffffu);
+    default: return (v & 0x7ff0000000000000ull) == 0x7ff0000000000000ull && (v & 0xfffffffffffffull);
+    }
+}
+
+/* 1 when elements e and a (es bytes of `parts` floats each) differ only in
+ * components that are NaN on both sides. */
+static int nan_pair(const uint8_t *e, const uint8_t *a, size_t es, int parts, int bf16) {
+    const size_t w = es / (size_t)parts;
+    for (int k = 0; k < parts; k++) {
+        const uint8_t *ek = e + k * w, *ak = a + k * w;
+        if (memcmp(ek, ak, w) && !(is_nan(ek, w, bf16) && is_nan(ak, w, bf16))) return 0;
+    }
+    return 1;
+}
+
+static void nan_storage(const ss_plan *plan, int which, const ss_storage *e, const ss_storage *a, int parts,
+                        int bf16, ss_diff *diff, int *moved) {
+    const size_t es = plan->op.elem_size;
+    const uint8_t *pe = ss_storage_data(e), *pa = ss_storage_data(a);
+    if (!memcmp(pe, pa, e->bytes)) return;
+    const int64_t n = (int64_t)(e->bytes / es);
+    for (int64_t i = 0; i < n; i++) {
+        const uint8_t *x = pe + i * (int64_t)es, *y = pa + i * (int64_t)es;
+        if (!memcmp(x, y, es)) continue;
+        if (nan_pair(x, y, es, parts, bf16)) { diff->nan_pairs++; continue; }
+        if (*moved) continue;
+        *moved = 1;   /* the first difference shown is a wrong value, not a NaN's bits */
+        diff->storage = which;
+        diff->index = i;
+        memcpy(diff->expected, x, es);
+        memcpy(diff->actual, y, es);
+        diff->in_input_view = which == SS_STORAGE_INPUT && ss_view_index_of(&plan->op.input, i, diff->logical);
+    }
+}
+
+void ss_compare_nan_pairs(const ss_plan *plan, int dtype, const ss_storage *exp_in, const ss_storage *exp_src,
+                          const ss_storage *act_in, const ss_storage *act_src, ss_diff *diff) {
+    diff->nan_pairs = 0;
+    const int floating = dtype >= SS_FLOAT16 && dtype <= SS_COMPLEX128;
+    if (!floating || !diff->count) return;
+    const int parts = dtype >= SS_COMPLEX64 ? 2 : 1, bf16 = dtype == SS_BFLOAT16;
+    int moved = 0;
+    nan_storage(plan, SS_STORAGE_INPUT, exp_in, act_in, parts, bf16, diff, &moved);
+    if (!plan->op.src_aliased) nan_storage(plan, SS_STORAGE_SRC, exp_src, act_src, parts, bf16, diff, &moved);
+}
+
 int ss_compare(const ss_plan *plan, const ss_storage *exp_in, const ss_storage *exp_src,
                const ss_storage *act_in, const ss_storage *act_src, ss_diff *diff) {
     /* Zeroed through the library memset: for this constant size the compiler
@@ -78,8 +132,11 @@ void ss_diff_format(const ss_plan *plan, const ss_diff *diff, char *out, size_t 
                                   diff->logical[d]);
         snprintf(logical + k, sizeof logical - k, "])");
     }
-    snprintf(out, n, "%s[%" PRId64 "]%s: expected %s, got %s; %" PRId64 " element%s differ%s%s",
+    char nans[64] = "";
+    if (diff->nan_pairs)
+        snprintf(nans, sizeof nans, " (%" PRId64 " of them NaN on both sides)", diff->nan_pairs);
+    snprintf(out, n, "%s[%" PRId64 "]%s: expected %s, got %s; %" PRId64 " element%s differ%s%s%s",
              diff->storage == SS_STORAGE_INPUT ? "input storage" : "src storage", diff->index,
              logical, exp, act, diff->count, diff->count == 1 ? "" : "s",
-             diff->count == 1 ? "s" : "", diff->guard_corrupt ? "; a guard band was overwritten" : "");
+             diff->count == 1 ? "s" : "", nans, diff->guard_corrupt ? "; a guard band was overwritten" : "");
 }

@@ -16,12 +16,23 @@ typedef struct ss_diff {
     uint8_t expected[16], actual[16];
     size_t elem_size;
     int value_type;           /* 1 + ss_dtype, for values as numbers; 0 unknown: bits only */
+    int64_t nan_pairs;        /* of `count`: elements NaN on both sides (quiet bit or payload
+                                 changed), see ss_compare_nan_pairs; 0 until it runs */
 } ss_diff;
 
 /* Compare expected vs actual storages element by element (memcmp semantics).
  * Returns 1 when they differ (or a guard changed), 0 when identical. */
 int ss_compare(const ss_plan *plan, const ss_storage *exp_in, const ss_storage *exp_src,
                const ss_storage *act_in, const ss_storage *act_src, ss_diff *diff);
+
+/* Of the elements ss_compare found different, counts those where expected
+ * and actual are both NaN (every differing component, for complex dtypes):
+ * a quieted signalling NaN or a changed payload, not a wrong value. Sets
+ * diff->nan_pairs; when other differences remain, the first difference
+ * recorded becomes the first of those. `dtype` is an ss_dtype; a dtype
+ * without NaN leaves nan_pairs 0. Walks the storages: for mismatches only. */
+void ss_compare_nan_pairs(const ss_plan *plan, int dtype, const ss_storage *exp_in, const ss_storage *exp_src,
+                          const ss_storage *act_in, const ss_storage *act_src, ss_diff *diff);
 
 /* One line: "input storage[5] (input index [1, 1]): expected 9.0 (0x41100000), got
  * 8.0 (0x41000000); 3 elements differ" (bits only when value_type is 0). */

@@ -93,8 +93,14 @@ typedef enum ss_run_status {
     SS_RUN_FAILED,          /* internal failure (CUDA error, allocation); reason given */
     SS_RUN_REFUSED,         /* the implementation raised its own safety error (PyTorch's
                                overlap check): not a wrong answer; reason given */
-    SS_RUN_RAISED           /* a compiled path raised where eager of the same code does
-                               not: a finding; reason given */
+    SS_RUN_RAISED,          /* a compiled path raised where eager of the same code does
+                               not (or raised another error): a finding; reason given */
+    SS_RUN_ERROR,           /* the implementation raised an error that is neither its
+                               refusal nor compile-only (an error of the case or the
+                               engine): counted, not a finding; reason given */
+    SS_RUN_TIMEOUT,         /* no answer within the engine's time limit; reason given */
+    SS_RUN_FLAKY            /* the first run lost its worker, a rerun in a fresh one did
+                               not: storages hold the rerun's result; reason given */
 } ss_run_status;
 
 /* Emulator schedules: the orders in which a launch's per-element work runs. */

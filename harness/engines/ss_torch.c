@@ -20,8 +20,10 @@
 #include "ss_text.h"
 #include "ss_torch.h"
 #include "ss_torch_proto.h"
+#include "ss_vec.h"
 
 extern const char ss_torch_worker_py[];   /* harness/engines/ss_torch_worker.py, built in */
+extern const char ss_torch_program_py[];  /* harness/engines/ss_torch_program.py, its shared module */
 
 static const char *torch_unavailable(const ss_target *t);
 static ss_run_status torch_run(const ss_target *t, const ss_plan *plan, ss_storage *input,
@@ -120,6 +122,28 @@ static int read_by(int fd, void *buf, size_t n, double deadline, char *why, size
     return 0;
 }
 
+/* Writes exactly n bytes before `deadline` on a non-blocking fd: a worker
+ * that stops reading cannot hang the harness. 0, or -1 with why. */
+static int write_by(int fd, const void *buf, size_t n, double deadline, char *why, size_t wn) {
+    const uint8_t *p = buf;
+    while (n) {
+        const double left = deadline - ss_now_s();
+        if (left <= 0) { snprintf(why, wn, "timeout"); return -1; }
+        struct pollfd pf = {fd, POLLOUT, 0};
+        const int r = poll(&pf, 1, left > 1e6 ? 1000000000 : (int)(left * 1000) + 1);
+        if (r < 0 && errno != EINTR) { snprintf(why, wn, "eof"); return -1; }
+        if (r <= 0) continue;
+        const ssize_t k = write(fd, p, n > (1u << 30) ? (1u << 30) : n);
+        if (k < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+        if (k <= 0) { snprintf(why, wn, "eof"); return -1; }
+        p += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+static int lost_by_timeout;   /* 1: the last loss described was the time limit, not a death */
+
 static int starting;   /* 1 during the handshake: losses are described as start-up failures */
 
 /* Waits up to `seconds` for pid to exit (a worker that closed its pipe is
@@ -138,7 +162,8 @@ static int reap_within(pid_t pid, double seconds, int *status) {
 static void describe_loss(const char *io, double limit, char *why, size_t n) {
     int st = 0;
     const char *when = starting ? "at start-up" : "while running the case";
-    if (!strcmp(io, "timeout")) {
+    lost_by_timeout = !strcmp(io, "timeout");
+    if (lost_by_timeout) {
         snprintf(why, n, "torch worker (%.300s) did not answer within %.0f s %s (%s); worker killed",
                  W.python, limit, when, starting ? "importing torch?" : "a hung compile or kernel?");
         return;
@@ -197,23 +222,24 @@ static int read_text(const ss_tp_header *h, char *buf, size_t cap, double deadli
     return 0;
 }
 
-/* The built-in worker script as a file python can open (/proc/self/fd/N):
- * `ps` then shows a short command line, and tracebacks name a file. */
-static int script_fd(void) {
-    static int fd = -1;
-    if (fd >= 0) return fd;
-    const int f = memfd_create("ss_torch_worker.py", 0);   /* inherited by the exec */
-    const size_t len = strlen(ss_torch_worker_py);
-    if (f < 0 || ss_write_full(f, ss_torch_worker_py, len)) { if (f >= 0) close(f); return -1; }
-    return fd = f;
+/* A built-in script as a file python can open (/proc/self/fd/N): `ps` then
+ * shows a short command line, and tracebacks name a file. */
+static int staged(const char *name, const char *text, int *fd) {
+    if (*fd >= 0) return *fd;
+    const int f = memfd_create(name, 0);   /* inherited by the exec */
+    if (f < 0 || ss_write_full(f, text, strlen(text))) { if (f >= 0) close(f); return -1; }
+    return *fd = f;
 }
 
 /* Starts `python` with the built-in worker and shakes hands. 0, or -1 with why. */
 static int start_one(const char *python, char *why, size_t n) {
-    const int sfd = script_fd();
-    if (sfd < 0) { snprintf(why, n, "cannot stage the worker script: %s", strerror(errno)); return -1; }
-    char script[64];
+    static int worker_fd = -1, shared_fd = -1;
+    const int sfd = staged("ss_torch_worker.py", ss_torch_worker_py, &worker_fd);
+    const int mfd = sfd < 0 ? -1 : staged("ss_torch_program.py", ss_torch_program_py, &shared_fd);
+    if (mfd < 0) { snprintf(why, n, "cannot stage the worker script: %s", strerror(errno)); return -1; }
+    char script[64], shared[64];
     snprintf(script, sizeof script, "/proc/self/fd/%d", sfd);
+    snprintf(shared, sizeof shared, "/proc/self/fd/%d", mfd);
     int to[2], from[2];
     if (pipe2(to, O_CLOEXEC)) { snprintf(why, n, "pipe: %s", strerror(errno)); return -1; }
     if (pipe2(from, O_CLOEXEC)) { close(to[0]); close(to[1]); snprintf(why, n, "pipe: %s", strerror(errno)); return -1; }
@@ -231,11 +257,13 @@ static int start_one(const char *python, char *why, size_t n) {
         signal(SIGPIPE, SIG_DFL);
         signal(SIGINT, SIG_IGN);            /* Ctrl-C is the harness's to handle */
         setenv("TORCHINDUCTOR_COMPILE_THREADS", "1", 0);   /* no compile pool to orphan */
-        execlp(python, python, script, (char *)NULL);
+        setenv("PYTHONSAFEPATH", "1", 1);   /* no script or current directory on sys.path (>= 3.11) */
+        execlp(python, python, script, shared, (char *)NULL);
         _exit(127);
     }
     close(to[0]);
     close(from[1]);
+    fcntl(to[1], F_SETFL, fcntl(to[1], F_GETFL) | O_NONBLOCK);   /* writes have a deadline: write_by */
     W = (worker){.pid = pid, .owner = getpid(), .to_fd = to[1], .from_fd = from[0], .tried = 1};
     snprintf(W.python, sizeof W.python, "%s", python);
     const double limit = env_seconds("SSFUZZ_TORCH_START_TIMEOUT", 300);
@@ -248,8 +276,9 @@ static int start_one(const char *python, char *why, size_t n) {
     char text[1024];
     int rc = -1;
     signal(SIGPIPE, SIG_IGN);
-    if (ss_write_full(W.to_fd, hello, sizeof hello)) {
-        describe_loss("write", limit, why, n);   /* reaps it: an exec failure reads as status 127 */
+    char io[16];
+    if (write_by(W.to_fd, hello, sizeof hello, deadline, io, sizeof io)) {
+        describe_loss(io, limit, why, n);   /* reaps it: an exec failure reads as status 127 */
     } else if (read_header(&h, &deadline, limit, why, n) == 0) {
         if ((h.type == SS_TP_ACK || h.type == SS_TP_ERROR) && read_text(&h, text, sizeof text, deadline, why, n) == 0) {
             if (h.type == SS_TP_ERROR) snprintf(why, n, "%.200s: %.300s", python, text);
@@ -377,55 +406,79 @@ static void torch_meta_note(const cJSON *meta, char *note, size_t note_len) {
              python[0] ? " (" : "", python, python[0] ? ")" : "", running);
 }
 
+/* Whether torch.compile really compiles on the CPU (cuda 0) or CUDA (1) with
+ * this python: asked of the worker once per python and process (a PROBE
+ * compiles a one-line program); "" when it does, else why not. */
+static struct { char python[1024]; int asked[2]; char why[2][400]; } probes;
+
+static const char *compile_probe(int cuda) {
+    if (strcmp(probes.python, W.python)) {
+        memset(&probes, 0, sizeof probes);
+        snprintf(probes.python, sizeof probes.python, "%s", W.python);
+    }
+    char *why = probes.why[cuda];
+    if (probes.asked[cuda]) return why;
+    const char *device = cuda ? "cuda" : "cpu";
+    const double limit = env_seconds("SSFUZZ_TORCH_TIMEOUT", 300);
+    double deadline = ss_now_s() + limit;
+    uint8_t hdr[SS_TP_HEADER_SIZE];
+    ss_tp_header_encode(hdr, SS_TP_PROBE, strlen(device));
+    char io[16], text[400], lost[400] = "";
+    ss_tp_header h;
+    if (write_by(W.to_fd, hdr, sizeof hdr, deadline, io, sizeof io) ||
+        write_by(W.to_fd, device, strlen(device), deadline, io, sizeof io)) {
+        describe_loss(io, limit, lost, sizeof lost);
+    } else if (read_header(&h, &deadline, limit, lost, sizeof lost) == 0) {
+        if (h.type != SS_TP_ACK) snprintf(lost, sizeof lost, "torch worker answered PROBE with frame type %u", h.type);
+        else if (read_text(&h, text, sizeof text, deadline, lost, sizeof lost) == 0) {
+            snprintf(why, sizeof probes.why[0], "%s", text);
+            probes.asked[cuda] = 1;
+            return why;
+        }
+    }
+    ss_target_clock(0);
+    lose_worker();
+    snprintf(why, sizeof probes.why[0], "the torch.compile probe failed: %.360s", lost);
+    probes.asked[cuda] = 1;
+    return why;
+}
+
 static const char *torch_unavailable(const ss_target *t) {
     static char why[600];
     if (start_worker()) return W.error;
     const char *mode = modes[mode_of(t)];
     const int cuda = strstr(mode, "cuda") != NULL, compile = !strncmp(mode, "compile", 7);
-    const char *r = compile ? (cuda ? W.caps.cuda_compile : W.caps.cpu_compile) : cuda ? W.caps.cuda : "";
+    const char *r = cuda && W.caps.cuda[0] ? W.caps.cuda : compile && W.caps.compile[0] ? W.caps.compile : "";
+    if (!r[0] && compile) r = compile_probe(cuda);
     if (!r[0]) return NULL;
     snprintf(why, sizeof why, "%s (python: %.300s)", r, W.python);
     return why;
 }
 
-static ss_run_status torch_run(const ss_target *t, const ss_plan *plan, ss_storage *input,
-                               ss_storage *src, const ss_run_opts *opts, char *why, size_t why_len) {
-    if (plan->internal_overlap) {
-        /* Writing through such a view has no defined result in PyTorch either:
-         * every target rejects it; it is not sent. */
-        snprintf(why, why_len, "input view has internal overlap: not sent to torch");
-        return SS_RUN_REJECTED;
-    }
-    const char *r = torch_unavailable(t);
-    if (r) { snprintf(why, why_len, "%s", r); return SS_RUN_UNAVAILABLE; }
+/* One RUN/RESULT exchange. *lost: 0, or 1 when the worker was lost (died,
+ * broke the protocol, or timed out: *timed_out) and is gone now. */
+static ss_run_status run_once(const ss_target *t, const ss_plan *plan, ss_storage *input, ss_storage *src,
+                              int form, ss_dtype dt, int *lost, int *timed_out, char *why, size_t why_len) {
     const ss_op *op = &plan->op;
-    const int form = t->scheduled && opts ? opts->schedule : 0;
     const size_t head_len = ss_tp_run_head_size(op);
     const uint64_t in_bytes = input->bytes, src_bytes = op->src_aliased ? 0 : src->bytes;
     uint8_t hdr[SS_TP_HEADER_SIZE], head[SS_TP_RUN_HEAD_MAX];
-    const ss_dtype dt = opts ? (ss_dtype)opts->dtype : SS_UINT8;
-    if (head_len > sizeof head) {   /* a validated plan never has more than SS_MAX_NDIM dims */
-        snprintf(why, why_len, "view rank beyond %d", SS_MAX_NDIM);
-        return SS_RUN_FAILED;
-    }
-    if (ss_dtype_size(dt) != op->elem_size) {
-        snprintf(why, why_len, "dtype %s does not match the element size %zu", ss_dtype_name(dt), op->elem_size);
-        return SS_RUN_FAILED;
-    }
+    *lost = *timed_out = 0;
     ss_tp_run_head_encode(head, modes[mode_of(t)], spelling_of(t), form >= 0 && form < NFORMS ? forms[form] : "",
                           ss_dtype_name(dt), op);
     ss_tp_header_encode(hdr, SS_TP_RUN, head_len + in_bytes + src_bytes);
-    int ok = ss_write_full(W.to_fd, hdr, sizeof hdr) == 0 && ss_write_full(W.to_fd, head, head_len) == 0 &&
-             ss_write_full(W.to_fd, ss_storage_data(input), in_bytes) == 0 &&
-             ss_write_full(W.to_fd, ss_storage_data(src), src_bytes) == 0;
     const double limit = env_seconds("SSFUZZ_TORCH_TIMEOUT", 300);
     double deadline = ss_now_s() + limit;
     ss_tp_header h;
     uint8_t res_head[8];
     ss_tp_result res;
     char io[16];
-    if (!ok) {
-        describe_loss("write", limit, why, why_len);
+    lost_by_timeout = 0;
+    if (write_by(W.to_fd, hdr, sizeof hdr, deadline, io, sizeof io) ||
+        write_by(W.to_fd, head, head_len, deadline, io, sizeof io) ||
+        write_by(W.to_fd, ss_storage_data(input), in_bytes, deadline, io, sizeof io) ||
+        write_by(W.to_fd, ss_storage_data(src), src_bytes, deadline, io, sizeof io)) {
+        describe_loss(io, limit, why, why_len);
     } else if (read_header(&h, &deadline, limit, why, why_len) == 0) {
         if (h.type != SS_TP_RESULT) {
             snprintf(why, why_len, "torch worker answered RUN with frame type %u", h.type);
@@ -441,16 +494,75 @@ static ss_run_status torch_run(const ss_target *t, const ss_plan *plan, ss_stora
             } else {
                 msg[res.message_len] = 0;
                 snprintf(why, why_len, "%s", msg);
+                if (res.replace) lose_worker();   /* it ends itself: a CUDA error may be sticky */
                 switch (res.status) {
                 case SS_TP_OK: return SS_RUN_OK;
                 case SS_TP_REFUSED: return SS_RUN_REFUSED;
                 case SS_TP_RAISED: return SS_RUN_RAISED;
                 case SS_TP_UNSUPPORTED: return SS_RUN_UNAVAILABLE;
-                default: return SS_RUN_FAILED;
+                default: return SS_RUN_ERROR;   /* PyTorch's or the worker's own error */
                 }
             }
         }
     }
+    *lost = 1;
+    *timed_out = lost_by_timeout;
+    ss_target_clock(0);
     lose_worker();   /* the stream is out of step or the worker is gone: start afresh */
-    return SS_RUN_FAILED;
+    return lost_by_timeout ? SS_RUN_TIMEOUT : SS_RUN_FAILED;
+}
+
+/* The case's initial bytes, kept for a rerun in a fresh worker. */
+static uint8_t *kept;
+static size_t kept_cap;
+
+static ss_run_status torch_run(const ss_target *t, const ss_plan *plan, ss_storage *input,
+                               ss_storage *src, const ss_run_opts *opts, char *why, size_t why_len) {
+    if (plan->internal_overlap) {
+        /* Writing through such a view has no defined result in PyTorch either:
+         * every target rejects it; it is not sent. */
+        snprintf(why, why_len, "input view has internal overlap: not sent to torch");
+        return SS_RUN_REJECTED;
+    }
+    const char *r = torch_unavailable(t);
+    if (r) { snprintf(why, why_len, "%s", r); return SS_RUN_UNAVAILABLE; }
+    const ss_op *op = &plan->op;
+    const int form = t->scheduled && opts ? opts->schedule : 0;
+    const size_t in_bytes = input->bytes, src_bytes = op->src_aliased ? 0 : src->bytes;
+    const ss_dtype dt = opts ? (ss_dtype)opts->dtype : SS_UINT8;
+    if (ss_tp_run_head_size(op) > SS_TP_RUN_HEAD_MAX) {   /* a validated plan never has more than SS_MAX_NDIM dims */
+        snprintf(why, why_len, "view rank beyond %d", SS_MAX_NDIM);
+        return SS_RUN_FAILED;
+    }
+    if (ss_dtype_size(dt) != op->elem_size) {
+        snprintf(why, why_len, "dtype %s does not match the element size %zu", ss_dtype_name(dt), op->elem_size);
+        return SS_RUN_FAILED;
+    }
+    if (in_bytes + src_bytes < in_bytes || SS_GROW(kept, kept_cap, in_bytes + src_bytes)) {
+        snprintf(why, why_len, "out of memory keeping the case's %zu bytes", in_bytes + src_bytes);
+        return SS_RUN_FAILED;
+    }
+    memcpy(kept, ss_storage_data(input), in_bytes);
+    if (src_bytes) memcpy(kept + in_bytes, ss_storage_data(src), src_bytes);
+    int lost, timed_out;
+    const ss_run_status st = run_once(t, plan, input, src, form, dt, &lost, &timed_out, why, why_len);
+    if (!lost || timed_out) return st;   /* a hang costs its whole limit: not rerun */
+    /* The worker died or broke the protocol: rerun the case once in a fresh
+     * worker before blaming it; a crash that does not recur is flaky. */
+    char first[400];
+    snprintf(first, sizeof first, "%s", why);
+    memcpy(ss_storage_data(input), kept, in_bytes);
+    if (src_bytes) memcpy(ss_storage_data(src), kept + in_bytes, src_bytes);
+    if (start_worker()) {
+        snprintf(why, why_len, "%.300s; no fresh worker to rerun it: %.300s", first, W.error);
+        return SS_RUN_FAILED;
+    }
+    char again[400];
+    const ss_run_status st2 = run_once(t, plan, input, src, form, dt, &lost, &timed_out, again, sizeof again);
+    if (lost) {
+        snprintf(why, why_len, "%.300s; again in a fresh worker: %.300s", first, again);
+        return st2;
+    }
+    snprintf(why, why_len, "flaky: %.300s; a fresh worker ran it%s%.300s", first, again[0] ? ": " : "", again);
+    return st2 == SS_RUN_OK ? SS_RUN_FLAKY : st2;
 }

@@ -87,10 +87,12 @@ int ss_tp_run_head_encode(uint8_t *out, const char *mode, const char *spelling, 
 
 int ss_tp_result_decode(const uint8_t in[8], uint64_t payload_len, uint64_t storage_bytes,
                         ss_tp_result *r, char *why, size_t n) {
-    r->status = get_u32(in);
+    const uint32_t word = get_u32(in);
+    r->status = word & ~SS_TP_REPLACE;
+    r->replace = (word & SS_TP_REPLACE) != 0;
     r->message_len = get_u32(in + 4);
-    if (r->status > SS_TP_UNSUPPORTED) {
-        snprintf(why, n, "RESULT with unknown status %u", r->status);
+    if (r->status > SS_TP_EXCEPTION || (r->replace && r->status == SS_TP_OK)) {
+        snprintf(why, n, "RESULT with unknown status %#x", word);
         return -1;
     }
     if (r->message_len > SS_TP_MAX_MESSAGE || payload_len < 8 || r->message_len > payload_len - 8) {

@@ -4,6 +4,8 @@
  * Every frame: a 16-byte little-endian header {u32 magic "SSTW", u16 version,
  * u16 type, u64 payload length} and the payload. Handshake: harness HELLO
  * (empty), worker ACK (capabilities, "key=value\n" lines) or ERROR (text).
+ * A PROBE (payload "cpu" or "cuda") asks whether torch.compile really
+ * compiles there: PROGRESS frames, then ACK (empty: it does; else why not).
  * Then per case: harness RUN (ss_tp_run_head + storage bytes), worker zero
  * or more PROGRESS (u32: 1 a compile is likely starting, 0 it ended) and one
  * RESULT {u32 status, u32 message length, message, final storage bytes when
@@ -22,9 +24,14 @@
 #define SS_TP_MAX_MESSAGE 4096
 #define SS_TP_MAX_PAYLOAD ((uint64_t)1 << 44)
 
-enum { SS_TP_HELLO = 1, SS_TP_ACK, SS_TP_ERROR, SS_TP_RUN, SS_TP_RESULT, SS_TP_PROGRESS };
-/* RESULT statuses (pinned: the worker uses the same numbers). */
-enum { SS_TP_OK = 0, SS_TP_REFUSED = 1, SS_TP_RAISED = 2, SS_TP_FAILED = 3, SS_TP_UNSUPPORTED = 4 };
+enum { SS_TP_HELLO = 1, SS_TP_ACK, SS_TP_ERROR, SS_TP_RUN, SS_TP_RESULT, SS_TP_PROGRESS, SS_TP_PROBE };
+/* RESULT statuses (pinned: the worker uses the same numbers). EXCEPTION:
+ * PyTorch raised something that is neither its overlap refusal nor a
+ * compile-only failure. REPLACE is or-ed in when the worker ends after this
+ * result (a CUDA error may be sticky; an internal error): start a fresh one. */
+enum { SS_TP_OK = 0, SS_TP_REFUSED = 1, SS_TP_RAISED = 2, SS_TP_FAILED = 3, SS_TP_UNSUPPORTED = 4,
+       SS_TP_EXCEPTION = 5 };
+#define SS_TP_REPLACE 0x100u
 
 typedef struct ss_tp_header {
     unsigned type;
@@ -48,7 +55,8 @@ int ss_tp_run_head_encode(uint8_t *out, const char *mode, const char *spelling, 
 /* The first 8 bytes of a RESULT payload, checked against the payload length
  * and the storage bytes an OK result must carry. */
 typedef struct ss_tp_result {
-    unsigned status;
+    unsigned status;           /* SS_TP_OK.. without the REPLACE bit */
+    int replace;               /* 1: the worker ends after this result */
     uint32_t message_len;
 } ss_tp_result;
 int ss_tp_result_decode(const uint8_t in[8], uint64_t payload_len, uint64_t storage_bytes,

@@ -13,20 +13,34 @@ the harness does not count compile time against a case's time limit.
 Anything torch prints goes to stderr (SSFUZZ_TORCH_LOG, else /dev/null): the
 real stdout is kept for frames only.
 """
-import collections
 import os
-import shutil
-import signal
-import struct
 import sys
-import traceback
+
+# A clean import path before anything else is imported: the script runs from a
+# memfd (/proc/self/fd/N), and neither that directory, nor "/", nor the current
+# directory may shadow torch or the standard library (the harness also sets
+# PYTHONSAFEPATH=1, which pythons >= 3.11 honour).
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if p and os.path.isabs(p) and p not in (_HERE, "/")]
+
+import collections  # noqa: E402  (after the path is cleaned, on purpose)
+import re  # noqa: E402,F401
+import shutil  # noqa: E402
+import signal  # noqa: E402
+import struct  # noqa: E402
+import traceback  # noqa: E402
 
 MAGIC, VERSION = 0x57545353, 1          # "SSTW"
-T_HELLO, T_ACK, T_ERROR, T_RUN, T_RESULT, T_PROGRESS = 1, 2, 3, 4, 5, 6
+T_HELLO, T_ACK, T_ERROR, T_RUN, T_RESULT, T_PROGRESS, T_PROBE = 1, 2, 3, 4, 5, 6, 7
 HEADER = struct.Struct("<IHHQ")
 RUN_HEAD = struct.Struct("<24s24s24s16sIIqqqqqq")
 VIEW_HEAD = struct.Struct("<qI4x")
-ST_OK, ST_REFUSED, ST_RAISED, ST_ERROR, ST_UNSUPPORTED = 0, 1, 2, 3, 4
+# RESULT statuses: ST_EXCEPTION is PyTorch raising something that is neither
+# its overlap refusal nor a compile-only failure (an error of the case or the
+# engine: counted, not a finding). ST_REPLACE is or-ed in when this worker
+# must not run another case (a CUDA error may be sticky; an internal error).
+ST_OK, ST_REFUSED, ST_RAISED, ST_ERROR, ST_UNSUPPORTED, ST_EXCEPTION = 0, 1, 2, 3, 4, 5
+ST_REPLACE = 0x100
 F_ALIASED, F_HAS_START, F_HAS_END = 1, 2, 4
 # Compiled functions kept before dynamo's caches are reset (memory, guard time).
 MAX_COMPILES_BEFORE_RESET = 200
@@ -73,32 +87,50 @@ def first_line(exc):
 
 
 def capabilities():
-    """key=value lines; an empty value means available, else the reason not."""
+    """key=value lines; an empty value means available, else the reason not.
+    Whether torch.compile really compiles here is a PROBE of its own (it costs
+    a compile): see compile_probe."""
     caps = {"torch": torch.__version__, "python": sys.version.split()[0]}
-    has_compile = hasattr(torch, "compile")
-    caps["compile"] = "" if has_compile else "torch %s has no torch.compile" % torch.__version__
-    cxx = None
-    if has_compile:
-        try:
-            import torch._inductor.config as icfg
-            cxx = icfg.cpp.cxx[-1] if isinstance(icfg.cpp.cxx, tuple) else icfg.cpp.cxx
-        except Exception:
-            cxx = None
-        cxx = shutil.which(cxx) if cxx else None
-        cxx = cxx or shutil.which("g++") or shutil.which("c++") or shutil.which("clang++")
-    caps["cpu_compile"] = caps["compile"] or ("" if cxx else "no C++ compiler for inductor (g++, c++)")
+    caps["compile"] = "" if hasattr(torch, "compile") else "torch %s has no torch.compile" % torch.__version__
     try:
         cuda_ok = torch.cuda.is_available()
     except Exception:
         cuda_ok = False
     caps["cuda"] = "" if cuda_ok else "no CUDA device visible to torch %s" % torch.__version__
-    triton_missing = ""
-    try:
-        import triton  # noqa: F401
-    except Exception:
-        triton_missing = "no triton for inductor on CUDA"
-    caps["cuda_compile"] = caps["compile"] or caps["cuda"] or triton_missing
     return "".join("%s=%s\n" % kv for kv in caps.items()).encode()
+
+
+def compile_probe(device):
+    """'' when torch.compile (inductor) really compiles and runs a one-line
+    program on `device`, else why not: no C++ compiler, compile disabled
+    (TORCH_COMPILE_DISABLE), no Triton for CUDA, ... An environment that cannot
+    compile makes the compile targets unavailable; it is never a finding."""
+    if not hasattr(torch, "compile"):
+        return "torch %s has no torch.compile" % torch.__version__
+    if device == "cuda":
+        try:
+            if not torch.cuda.is_available():
+                return "no CUDA device visible to torch %s" % torch.__version__
+        except Exception as exc:
+            return "CUDA: %s" % first_line(exc)
+    import torch._dynamo as dynamo
+    if getattr(dynamo.config, "disable", False):
+        return "torch.compile is disabled here (TORCH_COMPILE_DISABLE or torch._dynamo.config.disable)"
+    from torch._dynamo.utils import counters
+    before = counters["stats"]["unique_graphs"]
+    try:
+        fn = torch.compile(lambda t: t * 2 + 1, fullgraph=True)
+        out = fn(torch.arange(4, dtype=torch.float32, device=device))
+        values = out.cpu().tolist()
+    except Exception as exc:
+        return "torch.compile cannot compile on %s here: %s" % (device, first_line(exc))
+    finally:
+        dynamo.reset()
+    if counters["stats"]["unique_graphs"] == before:
+        return "torch.compile compiled nothing on %s here (disabled?)" % device
+    if values != [1.0, 3.0, 5.0, 7.0]:
+        return "torch.compile on %s gives %r for a one-line probe" % (device, values)
+    return ""
 
 
 def configure_dynamo():
@@ -387,6 +419,61 @@ def storages(c, buf, at, dtype, device):
     return st.to(device), (None if sst is None else sst.to(device))
 
 
+class Faults:
+    """Test hooks, inert unless SSFUZZ_TEST_HOOKS=1 is set as well:
+    SSFUZZ_TORCH_TEST_FAULT=KIND:WHEN, KIND crash | hang | garbage | raise
+    (eager raises: an error) | compile-raise (only the compiled run raises),
+    WHEN N (every run from this worker's Nth) or dtype=NAME (every case of
+    that dtype, so it recurs in a fresh worker)."""
+
+    def __init__(self):
+        spec = os.environ.get("SSFUZZ_TORCH_TEST_FAULT", "")
+        on = os.environ.get("SSFUZZ_TEST_HOOKS") == "1"
+        self.kind, _, self.when = spec.partition(":") if on else ("", "", "")
+        self.runs = 0
+
+    def due(self, c):
+        if not self.kind:
+            return False
+        if self.when.startswith("dtype="):
+            return c.dtype_name == self.when[6:]
+        return self.when.isdigit() and self.runs >= int(self.when)
+
+    def before_run(self, payload):
+        self.runs += 1
+        if self.kind in ("crash", "hang", "garbage") and self.due(Case(payload)):
+            if self.kind == "crash":
+                os.kill(os.getpid(), 11)
+            elif self.kind == "hang":
+                while True:
+                    signal.pause()
+            os.write(OUT_FD, b"garbage from the worker\n" * 4)
+
+    def raise_in(self, c, compiled):
+        if (self.kind == "raise" or (self.kind == "compile-raise" and compiled)) and self.due(c):
+            raise RuntimeError("injected fault (SSFUZZ_TORCH_TEST_FAULT=%s:%s)" % (self.kind, self.when))
+
+
+FAULTS = None
+SHARED = None       # ss_torch_program.py, given by the harness as argv[1]
+
+
+def is_refusal(exc):
+    return SHARED.is_refusal(exc)
+
+
+def load_shared(path):
+    """The module the harness passes (built into it, like this script) as a
+    module of its own; nothing is imported from a path a case file names."""
+    import types
+    module = types.ModuleType("ss_torch_program")
+    with open(path) as f:
+        code = compile(f.read(), "ss_torch_program.py", "exec")
+    exec(code, module.__dict__)
+    sys.modules[module.__name__] = module
+    return module
+
+
 def run_case(buf, progress):
     """(status, message, the final storage bytes when the status is OK)."""
     c = Case(buf)
@@ -396,48 +483,59 @@ def run_case(buf, progress):
     device = "cuda" if c.mode.endswith("cuda") else "cpu"
     compiled = "compile" in c.mode
     p = spec_of(c)
-    initial = bytes(buf[c.data_at:]) if compiled else None
-    st, sst = storages(c, buf, c.data_at, dtype, device)
-    fn, new = COMPILED.get(c, p) if compiled else (make_program(p), False)
+    initial = bytes(buf[c.data_at:])
     try:
-        if compiled:
-            if new:
-                progress(1)
-            try:
-                execute(c, p, fn, st, sst)
-            finally:
-                if new:
-                    progress(0)
-        else:
+        # Everything that touches the device is inside: a CUDA error may surface
+        # in .to() or synchronize() as well as in the program.
+        st, sst = storages(c, buf, c.data_at, dtype, device)
+        fn, new = COMPILED.get(c, p) if compiled else (make_program(p), False)
+        if new:
+            progress(1)
+        try:
+            FAULTS.raise_in(c, compiled)
             execute(c, p, fn, st, sst)
-    except Exception as exc:             # PyTorch raised: a refusal, or a compile-only failure
-        if not compiled:
-            return ST_REFUSED, first_line(exc), None
+            if device != "cpu":
+                torch.cuda.synchronize()
+        finally:
+            if new:
+                progress(0)
+        if device != "cpu":
+            cpu_st, cpu_sst = storages(c, buf, c.data_at, dtype, "cpu")
+            cpu_st.copy_(st)
+            if cpu_sst is not None:
+                cpu_sst.copy_(sst)
+    except Exception as exc:
         buf[c.data_at:] = initial
-        return compare_with_eager(c, p, initial, exc, dtype, device) + (None,)
-    if device != "cpu":
-        torch.cuda.synchronize()
-        cpu_st, cpu_sst = storages(c, buf, c.data_at, dtype, "cpu")
-        cpu_st.copy_(st)
-        if cpu_sst is not None:
-            cpu_sst.copy_(sst)
+        replace = ST_REPLACE if device != "cpu" else 0
+        if not compiled:
+            status = ST_REFUSED if is_refusal(exc) else ST_EXCEPTION
+            return status | replace, first_line(exc), None
+        status, message = judge_compiled_exception(c, p, initial, exc, dtype, device)
+        return status | replace, message, None
     return ST_OK, "", memoryview(buf)[c.data_at:]
 
 
-def compare_with_eager(c, p, initial, exc, dtype, device):
-    """A compiled program raised: a refusal when eager refuses the same code,
-    else a finding (`raised`)."""
+def judge_compiled_exception(c, p, initial, exc, dtype, device):
+    """A compiled program raised; eager runs the same code on the same inputs.
+    Both refuse the overlap: refused. Eager raises the same error: an error of
+    the case. Eager runs it, or raises something else: `raised`, a finding."""
     scratch = bytearray(initial)
-    st, sst = storages(c, scratch, 0, dtype, device)
     try:
+        st, sst = storages(c, scratch, 0, dtype, device)
         execute(c, p, make_program(p), st, sst)
     except Exception as eager_exc:
-        return ST_REFUSED, "eager refuses too: " + first_line(eager_exc)
-    return ST_RAISED, first_line(exc)
+        if is_refusal(exc) and is_refusal(eager_exc):
+            return ST_REFUSED, "eager refuses too: " + first_line(eager_exc)
+        eager_text = " ".join(str(eager_exc).split())
+        same = type(exc) is type(eager_exc) and str(exc) == str(eager_exc)
+        if same or (eager_text and eager_text in " ".join(str(exc).split())):
+            return ST_EXCEPTION, "compiled and eager raise the same: " + first_line(eager_exc)
+        return ST_RAISED, "compiled raises %s; eager raises %s" % (first_line(exc), first_line(eager_exc))
+    return ST_RAISED, "compiled raises %s; eager runs it" % first_line(exc)
 
 
 def main():
-    global torch, IN_FD, OUT_FD
+    global torch, IN_FD, OUT_FD, FAULTS, SHARED
     IN_FD, OUT_FD = os.dup(0), os.dup(1)
     null = os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 0)
@@ -449,6 +547,11 @@ def main():
     kind, payload = read_frame()
     if kind != T_HELLO:
         send(T_ERROR, b"worker: expected HELLO first, got frame type %d" % kind)
+        return 2
+    try:
+        SHARED = load_shared(sys.argv[1])
+    except Exception as exc:
+        send(T_ERROR, ("worker: cannot load its shared module: %s" % first_line(exc)).encode())
         return 2
     try:
         import torch as torch_module
@@ -463,34 +566,32 @@ def main():
             send(T_ERROR, ("cannot configure dynamo: %s" % first_line(exc)).encode())
             return 2
     send(T_ACK, capabilities())
+    FAULTS = Faults()
 
     def progress(phase):
         send(T_PROGRESS, struct.pack("<I", phase))
 
-    # Test hook: SSFUZZ_TORCH_TEST_FAULT=crash:N|hang:N|garbage:N misbehaves on the Nth run.
-    fault, _, fault_at = os.environ.get("SSFUZZ_TORCH_TEST_FAULT", "").partition(":")
-    runs = 0
     while True:
         kind, payload = read_frame()
+        if kind == T_PROBE:
+            progress(1)                  # a compile: its own, longer limit
+            why = compile_probe(bytes(payload).decode("ascii", "replace"))
+            progress(0)
+            send(T_ACK, why.encode("utf-8", "replace")[:2000])
+            continue
         if kind != T_RUN:
             send(T_ERROR, b"worker: unexpected frame type %d" % kind)
             return 2
-        runs += 1
-        if fault and fault_at.isdigit() and runs >= int(fault_at):
-            if fault == "crash":
-                os.kill(os.getpid(), 11)
-            elif fault == "hang":
-                while True:
-                    signal.pause()
-            elif fault == "garbage":
-                os.write(OUT_FD, b"garbage from the worker\n" * 4)
+        FAULTS.before_run(payload)
         try:
             status, message, final = run_case(payload, progress)
         except Exception:
-            status, message, final = ST_ERROR, "worker: " + traceback.format_exc().strip().splitlines()[-1], None
+            status, message, final = ST_ERROR | ST_REPLACE, "worker: " + traceback.format_exc().strip().splitlines()[-1], None
         msg = message.encode("utf-8", "replace")[:2000]
         head = struct.pack("<II", status, len(msg))
         send(T_RESULT, head, msg, *([final] if status == ST_OK else []))
+        if status & ST_REPLACE:
+            return 0                     # the harness starts a fresh worker
 
 
 if __name__ == "__main__":
