@@ -13,12 +13,22 @@ bytes as hex bit patterns (values="exact", default) or a fill seed
 the tensor x was indexed from, when x is a view of it (x[0] of a 2x3x3
 tensor): its shape and `names` go to meta.python, so `ssfuzz explain` prints
 the case back as the same line (`x[0] = x[0].t()`).
+
+Programs: program=SOURCE (the text of `def program(x, src): ...`, or the
+function itself) adds the case's `program`, read by ssfuzz_program.parse
+through the syntax tree (never run); x and src are then the function's two
+arguments, and dim/start/end/step may be left out (the first write into x,
+or slice_scatter of x, gives them when src fits it; else a slice src fits).
 """
+import inspect
 import json
 import os
 import tempfile
+import textwrap
 
 import torch
+
+import ssfuzz_program
 
 __all__ = ["case", "dumps", "write"]
 
@@ -59,8 +69,42 @@ def _contiguous_over_storage(t, numel):
     return t.is_contiguous() and t.storage_offset() == 0 and t.numel() == numel and t.dim() > 0
 
 
-def case(x, src, dim, start=None, end=None, step=1, values="exact", base=None, names=None, meta=None):
-    """The case (a dict in ssfuzz's case format) for `x[..., start:end:step] = src` along dim."""
+def _program(program):
+    """The steps of a program given as source text or as the function itself."""
+    if callable(program):
+        program = textwrap.dedent(inspect.getsource(program))
+    return ssfuzz_program.parse(program)
+
+
+def _default_write(x, src, steps):
+    """The case's own write for a program: the first write into x (or
+    slice_scatter of x) when its slice has src's shape, else the first dim
+    along which src's shape is a leading slice of x's, else dim 0 whole."""
+    def fits(d, start, end, step):
+        if not -x.dim() <= d < x.dim():
+            return False
+        shape = list(x.shape)
+        shape[d] = len(range(shape[d])[slice(start, end, step)])
+        return shape == list(src.shape)
+    for s in steps:
+        if s.get("into") == "x" and s["op"] == "write" or s.get("of") == "x" and s.get("kind") == "slice_scatter":
+            if fits(s["dim"], s["start"], s["end"], s["step"]):
+                return s["dim"], s["start"], s["end"], s["step"]
+    for d in range(x.dim()):
+        if fits(d, 0, src.shape[d] if d < src.dim() else 0, 1):
+            return d, 0, src.shape[d], 1
+    return 0, None, None, 1
+
+
+def case(x, src, dim=None, start=None, end=None, step=1, values="exact", base=None, names=None,
+         meta=None, program=None):
+    """The case (a dict in ssfuzz's case format) for `x[..., start:end:step] = src` along dim,
+    or for the program `def program(x, src)` (see the module's text)."""
+    steps = None if program is None else _program(program)
+    if dim is None:
+        if steps is None:
+            raise ValueError("dim is required (it may be left out only with a program)")
+        dim, start, end, step = _default_write(x, src, steps)
     if x.dtype != src.dtype:
         raise ValueError("x is %s but src is %s: slice_scatter needs one dtype" % (x.dtype, src.dtype))
     for name, t in (("x", x), ("src", src)):
@@ -103,6 +147,8 @@ def case(x, src, dim, start=None, end=None, step=1, values="exact", base=None, n
         py["shape"] = list(x.shape)
     if not aliased and _contiguous_over_storage(src, snumel):
         py["src_shape"] = list(src.shape)
+    if steps is not None:
+        c["program"] = steps
     m = {"found_by": "python/ssfuzz_case.py (torch %s)" % torch.__version__}
     if py:
         m["python"] = py

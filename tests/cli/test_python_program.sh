@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# python/ssfuzz_program.py: programs read from `def program(x, src):` through the
+# syntax tree. Any python3: every example of tests/torch/program_examples.py
+# parses to its JSON steps, the refused sources name their line and construct,
+# the command line prints JSON or the error. With a python3 that imports torch:
+# each example runs in eager PyTorch as expected (the printed forms are real
+# PyTorch), ssfuzz_case.write puts the program into a case, and when `ssfuzz
+# explain` prints programs, it prints the example's lines back.
+set -u
+. "$(dirname "$0")/lib/common.sh"
+
+plain=$(command -v python3 || command -v /usr/bin/python3)
+PYTHONPATH=python:tests/torch "$plain" - <<'PYEOF'
+import json
+import ssfuzz_program as sp
+from program_examples import EXAMPLES, REFUSED
+for name, source, steps, *_ in EXAMPLES:
+    try:
+        got = sp.parse(source)
+    except sp.ProgramError as e:
+        print("not ok parses: %s: %s" % (name, e)); continue
+    if got == steps and json.loads(json.dumps(got)) == steps:
+        print("ok parses: %s" % name)
+    else:
+        print("not ok parses: %s: %s" % (name, json.dumps(got)))
+print(("ok" if len(EXAMPLES) >= 10 else "not ok") + " at least 10 example programs (%d)" % len(EXAMPLES))
+for source, line, word in REFUSED:
+    first = source.splitlines()[1 if source.startswith("def") else 0].strip()
+    try:
+        sp.parse(source)
+        print("not ok refuses `%s`: accepted" % first)
+    except sp.ProgramError as e:
+        msg = str(e)
+        ok = msg.startswith(line + ":") and word in msg and "\n" not in msg
+        print(("ok" if ok else "not ok") + " refuses `%s` naming %s%s" % (first, line, "" if ok else ": " + msg))
+PYEOF
+
+printf 'def program(x, src):\n    a = x[1:]\n    a.add_(src)\n    return (a,)\n' >"$tmp/p.py"
+if out=$("$plain" python/ssfuzz_program.py "$tmp/p.py") && [ "$out" = '[{"op": "view", "name": "a", "of": "x", "kind": "slice", "dim": 0, "start": 1, "end": null, "step": 1}, {"op": "inplace", "into": "a", "kind": "add_", "operand": "src"}, {"op": "return", "values": ["a"]}]' ]
+then pass "ssfuzz_program.py FILE prints the program as JSON"
+else fail "ssfuzz_program.py FILE prints the program as JSON" "$out"; fi
+printf 'def program(x, src):\n    x.add_(1)\n    while True:\n        pass\n' >"$tmp/bad.py"
+"$plain" python/ssfuzz_program.py "$tmp/bad.py" >"$tmp/out" 2>"$tmp/err"; rc=$?
+if [ "$rc" = 1 ] && grep -q "bad.py: line 3: \`while True:\`: not a step" "$tmp/err" && [ ! -s "$tmp/out" ]
+then pass "ssfuzz_program.py: an unsupported line is one error naming the file and line (exit 1)"
+else fail "ssfuzz_program.py: an unsupported line is one error naming the file and line (exit 1)" "exit $rc; $(cat "$tmp/err")"; fi
+
+py=""
+for cand in python3 /usr/bin/python3; do
+    if command -v "$cand" >/dev/null && "$cand" -c 'import torch' 2>/dev/null; then py=$cand; break; fi
+done
+if [ -z "$py" ]; then echo "skip ssfuzz_case programs: no python3 that imports torch (apt-get install python3-torch)"; exit 0; fi
+
+mkdir -p "$tmp/cases"
+cat >"$tmp/cases.py" <<'PYEOF'    # a file: ssfuzz_case reads a function's source from it
+import json, sys
+import torch
+import ssfuzz_case, ss_torch_program
+from program_examples import EXAMPLES
+DT = {n: getattr(torch, n) for n in ("float32", "int16", "complex64")}
+
+def inputs(xspec, sspec):
+    dt, shape = DT[xspec[0]], xspec[1]
+    n = 1
+    for d in shape:
+        n *= d
+    x = (torch.arange(n) % 16).to(dt).reshape(shape)
+    if sspec[0] == "x":
+        return x, x.as_strided(sspec[2], sspec[3], sspec[1])
+    m = 1
+    for d in sspec[1]:
+        m *= d
+    return x, ((torch.arange(m) + 3) % 16).to(DT[sspec[0]]).reshape(sspec[1])
+
+for i, (name, source, steps, xspec, sspec, eager) in enumerate(EXAMPLES):
+    x, src = inputs(xspec, sspec)
+    try:
+        ss_torch_program.run(torch, ss_torch_program.build(torch, source), x, src)
+        got = "ok"
+    except Exception as e:
+        got = "refused" if ss_torch_program.is_refusal(e) else "raised " + str(e).splitlines()[0]
+    print(("ok" if got == eager else "not ok") + " eager %s: %s%s" % (eager, name, "" if got == eager else ": " + got))
+    x, src = inputs(xspec, sspec)
+    path = "%s/p%02d.json" % (sys.argv[1], i)
+    ssfuzz_case.write(path, x, src, program=source)
+    c = json.load(open(path))
+    aliased = sspec[0] == "x"
+    ok = c["program"] == steps and c["src"]["storage"] == ("input" if aliased else "separate") \
+        and c["input"]["sizes"] == xspec[1] and c["dtype"] == xspec[0]
+    print(("ok" if ok else "not ok") + " ssfuzz_case writes the program case: %s" % name)
+
+def program(x, src):
+    a = x[1:]
+    a.mul_(2)
+    return (a,)
+
+x = torch.arange(4.0)
+c = ssfuzz_case.case(x, x[:1], program=program)
+ok = c["program"][1] == {"op": "inplace", "into": "a", "kind": "mul_", "operand": 2} and c["dim"] == 0
+print(("ok" if ok else "not ok") + " ssfuzz_case takes the function itself (its source, never run)")
+try:
+    ssfuzz_case.case(x, x[:1], program="def program(x, src):\n    import os\n")
+    print("not ok ssfuzz_case refuses an unsupported program line: accepted")
+except ValueError as e:
+    print(("ok" if "line 2" in str(e) else "not ok") + " ssfuzz_case refuses an unsupported program line: " + str(e))
+PYEOF
+PYTHONPATH=python:tests/torch:harness/engines "$py" "$tmp/cases.py" "$tmp/cases"
+
+# The round trip through the C side: explain prints the program back, once it can.
+"$SSFUZZ" explain "$tmp/cases/p00.json" --color never >"$tmp/out" 2>&1
+if ! grep -q "r = a.clone()" "$tmp/out"; then
+    echo "skip explain round trip of programs: $SSFUZZ explain does not print programs ($(head -1 "$tmp/out"))"
+    exit 0
+fi
+PYTHONPATH=tests/torch "$plain" -c 'from program_examples import EXAMPLES
+for i, e in enumerate(EXAMPLES): print("p%02d.json\t%s" % (i, e[0]))' >"$tmp/names"
+while IFS=$'\t' read -r file name; do
+    "$SSFUZZ" explain "$tmp/cases/$file" --color never >"$tmp/out" 2>"$tmp/err"
+    PYTHONPATH=tests/torch "$plain" - "$tmp/out" "$file" <<'PYEOF' && pass "explain prints the program back: $name" || fail "explain prints the program back: $name" "$(head -3 "$tmp/err")"
+import sys
+from program_examples import EXAMPLES
+want = [l.strip() for l in EXAMPLES[int(sys.argv[2][1:3])][1].splitlines()[1:]]
+got = [l.strip() for l in open(sys.argv[1]).read().splitlines()]
+runs = [got[i:i + len(want)] for i in range(len(got))]
+sys.exit(0 if want in runs else 1)
+PYEOF
+done <"$tmp/names"
