@@ -106,6 +106,18 @@ except ValueError as e:
 PYEOF
 PYTHONPATH=python:tests/torch:harness/engines "$py" "$tmp/cases.py" "$tmp/cases"
 
+# docs/triage.md's "Programs from Python" block runs and writes its program case.
+"$py" - docs/triage.md "$tmp/doc.py" <<'PYEOF'
+import re, sys
+text = open(sys.argv[1]).read()
+open(sys.argv[2], "w").write(re.search(r"### Programs from Python.*?```python\n(.*?)```", text, re.S).group(1))
+PYEOF
+mkdir -p "$tmp/doc"
+if (cd "$tmp/doc" && PYTHONPATH="$OLDPWD/python" "$py" "$tmp/doc.py") &&
+   "$py" -c 'import json, sys; c = json.load(open(sys.argv[1])); assert c["program"][1] == {"op": "inplace", "into": "x", "kind": "zero_"} and (c["dim"], c["start"], c["end"]) == (0, 1, 3), c' "$tmp/doc/scatter-then-zero.json"
+then pass "docs/triage.md Programs from Python block runs and writes its program"
+else fail "docs/triage.md Programs from Python block runs and writes its program"; fi
+
 # The round trip through the C side: explain prints the program back, once it can.
 "$SSFUZZ" explain "$tmp/cases/p00.json" --color never >"$tmp/out" 2>&1
 if ! grep -q "r = a.clone()" "$tmp/out"; then
