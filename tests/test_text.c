@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "ss_escape.h"
 #include "ss_text.h"
 
 /* No byte a terminal acts on: C0, DEL, C1 (raw or UTF-8), and all valid UTF-8. */
@@ -143,12 +144,31 @@ static void test_quote_too_long(void **state) {
     }
 }
 
+/* The document writers refuse what the terminal helper escapes: C1 and bidi too. */
+static void test_documents(void **state) {
+    (void)state;
+    char buf[256] = "";
+    FILE *f = fmemopen(buf, sizeof buf - 1, "w");
+    assert_non_null(f);
+    ss_xml_escape(f, "a\xc2\x9b" "b\xe2\x80\xae" "c\x1b[2J\td\xc3\xa9");
+    fclose(f);
+    assert_string_equal(buf, "a\xEF\xBF\xBD" "b\xEF\xBF\xBD" "c\xEF\xBF\xBD[2J&#9;d\xc3\xa9");
+    f = fmemopen(buf, sizeof buf - 1, "w");
+    ss_xml_escape_word(f, "dir/it's <x>.json");
+    fclose(f);
+    assert_string_equal(buf, "&apos;dir/it&apos;\\&apos;&apos;s &lt;x&gt;.json&apos;");
+    char out[64];
+    ss_text_sanitize("a\xc2\x9b" "b\xe2\x81\xa6" "c\x1b\x7f\xff\td", out, sizeof out);
+    assert_string_equal(out, "a?b?c???\td");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table),
         cmocka_unit_test(test_truncation),
         cmocka_unit_test(test_quote),
         cmocka_unit_test(test_quote_too_long),
+        cmocka_unit_test(test_documents),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

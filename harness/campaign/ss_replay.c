@@ -10,6 +10,7 @@
 #include "ss_isolate.h"
 #include "ss_replay.h"
 #include "ss_storage.h"
+#include "ss_text.h"
 
 void ss_replay_opts_init(ss_replay_opts *o) {
     memset(o, 0, sizeof *o);
@@ -215,7 +216,9 @@ static void version_notes(const ss_replay_ctx *rc, const char *label, const ss_r
         char note[400];
         if (!ran || !engine->meta_note) continue;
         engine->meta_note(rc->c.meta, note, sizeof note);
-        if (note[0]) fprintf(diag, "%s: note: %s\n", label, note);
+        char shown[sizeof note];   /* the engine quotes the case file's meta: untrusted */
+        ss_text_inert(note, shown, sizeof shown);
+        if (note[0]) fprintf(diag, "%s: note: %s\n", label, shown);
     }
 }
 
@@ -248,8 +251,10 @@ static const ss_target *meta_target(ss_replay_ctx *rc, const char *label, int *o
     if (!rc->opts.use_meta || rc->opts.targets_named || !name) return NULL;
     const ss_target *t = ss_target_find(name);
     if (!t) {
+        char shown[160];
+        ss_text_inert(name, shown, sizeof shown);
         fprintf(out, "%s: meta.target %s is not a target of this build; replaying the defaults\n",
-                label, name);
+                label, shown);
         return NULL;
     }
     if (t->scheduled && sched && !rc->opts.schedule_named) *only = ss_target_schedule_index(t, sched);
@@ -264,6 +269,9 @@ static const ss_target *meta_target(ss_replay_ctx *rc, const char *label, int *o
 }
 
 void ss_replay_loaded(ss_replay_ctx *rc, const char *label, ss_replay_case_result *r) {
+    char shown[4096];   /* a file name may hold escape sequences too: every line shows it inert */
+    ss_text_inert(label, shown, sizeof shown);
+    label = shown;
     memset(r, 0, sizeof *r);
     size_t len = 0, dlen = 0;
     streams io = {open_memstream(&r->report, &len), open_memstream(&r->diag, &dlen)};
@@ -344,7 +352,9 @@ void ss_replay_file(ss_replay_ctx *rc, const char *path, ss_replay_case_result *
         size_t len = 0;
         FILE *diag = open_memstream(&r->diag, &len);
         if (diag) {
-            invalid(rc, path, r, diag);
+            char shown[4096];
+            ss_text_inert(path, shown, sizeof shown);
+            invalid(rc, shown, r, diag);
             fclose(diag);
         }
         return;

@@ -12,6 +12,7 @@
 #include "ss_gen.h"
 #include "ss_summary_merge.h"
 #include "ss_target.h"
+#include "ss_text.h"
 #include "ss_vec.h"
 
 static const char *const dtype_short[SS_DTYPE_COUNT] = {
@@ -159,14 +160,21 @@ void ss_report_line(const ss_case *c, const ss_finding *f, const char *path, int
     char was[64] = "";
     if (f->minimized)
         snprintf(was, sizeof was, " (was %d-D, %lld)", f->ndim_before, (long long)f->numel_before);
-    if (path)
-        snprintf(next, sizeof next, "; next: ssfuzz explain %s -t %s%s%s", path, f->target->name,
-                 f->schedule ? " --schedule " : "", f->schedule ? f->schedule : "");
+    /* --out may hold spaces or escape sequences: the command quotes the path (and
+     * is left out rather than cut), the line shows it inert */
+    char word[1024], shown[1024];
+    ss_text_inert(path, shown, sizeof shown);
+    if (path && ss_shell_word(path, word, sizeof word) >= 0) {
+        if (snprintf(next, sizeof next, "; next: ssfuzz explain %s -t %s%s%s", word, f->target->name,
+                     f->schedule ? " --schedule " : "", f->schedule ? f->schedule : "") >= (int)sizeof next)
+            next[0] = '\0';
+    }
     int64_t numel = c->op.input_storage_numel + (c->op.src_aliased ? 0 : c->op.src_storage_numel);
-    snprintf(n ? out : NULL, n, "%s on %s%s: %d-D %s %s, %lld element%s%s -> %s%s%s", f->kind,
-             f->target->name, sched, c->op.input.ndim, ss_dtype_name(c->dtype), overlap_name(c),
-             (long long)numel, numel == 1 ? "" : "s", was, path ? path : "(not written)",
-             is_new ? "" : " (duplicate)", next);
+    const int k = snprintf(n ? out : NULL, n, "%s on %s%s: %d-D %s %s, %lld element%s%s -> %s%s", f->kind,
+                           f->target->name, sched, c->op.input.ndim, ss_dtype_name(c->dtype), overlap_name(c),
+                           (long long)numel, numel == 1 ? "" : "s", was, path ? shown : "(not written)",
+                           is_new ? "" : " (duplicate)");
+    if (k >= 0 && (size_t)k + strlen(next) < n) memcpy(out + k, next, strlen(next) + 1);
 }
 
 /* ---- summary ----------------------------------------------------------- */

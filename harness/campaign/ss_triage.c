@@ -12,6 +12,7 @@
 #include "ss_exit.h"
 #include "ss_files.h"
 #include "ss_replay.h"
+#include "ss_text.h"
 #include "ss_triage.h"
 #include "ss_vec.h"
 
@@ -59,15 +60,18 @@ static int collect_tonight(const char *dir, ss_triage *t, ss_error *err) {
         ss_error ignored;
         if (ss_case_load(files.paths[i], &c, &ignored) == 0 && meta_str(&c, "signature")[0] &&
             meta_str(&c, "target")[0]) {
-            char sig[160];
-            ss_ledger_signature(meta_str(&c, "signature"), meta_str(&c, "target"), meta_str(&c, "schedule"),
-                                sig, sizeof sig);
+            /* the file's words are untrusted: items, outputs and the ledger hold them inert */
+            char sig[160], kind[160], target[160], schedule[160];
+            ss_text_inert(meta_str(&c, "signature"), kind, sizeof kind);
+            ss_text_inert(meta_str(&c, "target"), target, sizeof target);
+            ss_text_inert(meta_str(&c, "schedule"), schedule, sizeof schedule);
+            ss_ledger_signature(kind, target, schedule, sig, sizeof sig);
             ss_triage_item *it = item_for(t, sig);
             if (!it) rc = ss_fail(err, dir, "out of memory");
             else if (!it->reproducers_tonight++) {
-                snprintf(it->kind, sizeof it->kind, "%s", meta_str(&c, "signature"));
-                snprintf(it->target, sizeof it->target, "%s", meta_str(&c, "target"));
-                snprintf(it->schedule, sizeof it->schedule, "%s", meta_str(&c, "schedule"));
+                ss_text_inert(kind, it->kind, sizeof it->kind);   /* cut on a whole escape */
+                ss_text_inert(target, it->target, sizeof it->target);
+                ss_text_inert(schedule, it->schedule, sizeof it->schedule);
                 snprintf(it->found, sizeof it->found, "%s", files.paths[i]);
             }
         }

@@ -11,6 +11,7 @@
 #include "ss_fuzz.h"
 #include "ss_gen_opts.h"
 #include "ss_replay.h"
+#include "ss_text.h"
 
 static volatile sig_atomic_t stop_flag, stop_signal;
 static void on_signal(int sig) { stop_signal = sig; stop_flag = 1; }
@@ -175,7 +176,8 @@ static void print_summary(const ss_fuzz_config *cfg, const ss_summary *s, int su
             (unsigned long long)s->cases);
     for (size_t i = 0; i < cfg->n_targets; i++) {
         const char *path = ss_target_loaded_from(cfg->targets[i]);
-        if (path) fprintf(f, " --plugin %s", path);
+        char word[4 * 4096 + 8];   /* quoted for the shell; any realpath fits */
+        if (path) fprintf(f, " --plugin %s", ss_shell_word(path, word, sizeof word) >= 0 ? word : "PATH.so");
         fprintf(f, " --target %s", cfg->targets[i]->name);
     }
     char gen[200];

@@ -13,6 +13,7 @@
 #include "ss_files.h"
 #include "ss_html.h"
 #include "ss_replay.h"
+#include "ss_text.h"
 
 static void usage(FILE *f) {
     fprintf(f,
@@ -168,8 +169,15 @@ static void print_lists(const ss_triage *t, const ss_night *n, const char *ledge
         for (size_t i = 0; i < t->n; i++) {
             const ss_triage_item *it = &t->it[i];
             if (it->cls != order[k]) continue;
-            printf("%-9s %s  %s%s%s%s%s\n", ss_triage_class_name(it->cls), it->signature, it->reproducer,
-                   it->first_seen[0] ? "  since " : "", it->first_seen, it->detail[0] ? "  " : "", it->detail);
+            /* the ledger, tonight's files and their names are untrusted text: shown inert */
+            char sig[4 * sizeof it->signature], repro[sizeof it->reproducer], since[4 * sizeof it->first_seen],
+                detail[4 * sizeof it->detail];
+            ss_text_inert(it->signature, sig, sizeof sig);
+            ss_text_inert(it->reproducer, repro, sizeof repro);
+            ss_text_inert(it->first_seen, since, sizeof since);
+            ss_text_inert(it->detail, detail, sizeof detail);
+            printf("%-9s %s  %s%s%s%s%s\n", ss_triage_class_name(it->cls), sig, repro, since[0] ? "  since " : "",
+                   since, detail[0] ? "  " : "", detail);
         }
     printf("triage: %zu new, %zu regressed, %zu known, %zu fixed, %zu unchecked, %zu still fixed (ledger %s) "
            "-> exit %d: %s\n", t->count[SS_TRIAGE_NEW], t->count[SS_TRIAGE_REGRESSED], t->count[SS_TRIAGE_KNOWN],

@@ -1,6 +1,7 @@
 /* ss_text.c - untrusted text made inert for a terminal, and quoted for a shell. */
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "ss_text.h"
 
@@ -19,12 +20,15 @@ size_t ss_utf8_len(const char *s) {
     return n + 1;
 }
 
-/* A valid sequence of k bytes a terminal would act on rather than show: C1
- * controls (C2 80-9F), U+2028/U+2029, U+202A-U+202E, U+2066-U+2069. */
-static int acts(const unsigned char *p, size_t k) {
-    if (k == 2) return p[0] == 0xC2 && p[1] <= 0x9F;
-    if (k != 3 || p[0] != 0xE2) return 0;
-    return (p[1] == 0x80 && p[2] >= 0xA8 && p[2] <= 0xAE) || (p[1] == 0x81 && p[2] >= 0xA6 && p[2] <= 0xA9);
+size_t ss_text_shown(const char *s) {
+    const unsigned char *p = (const unsigned char *)s;
+    const size_t k = ss_utf8_len(s);
+    if (k == 1) return p[0] >= 0x20 && p[0] != 0x7F ? 1 : 0;
+    if (k == 2 && p[0] == 0xC2 && p[1] <= 0x9F) return 0;   /* C1 */
+    if (k == 3 && p[0] == 0xE2 && ((p[1] == 0x80 && p[2] >= 0xA8 && p[2] <= 0xAE) ||
+                                   (p[1] == 0x81 && p[2] >= 0xA6 && p[2] <= 0xA9)))
+        return 0;   /* U+2028-U+202E, U+2066-U+2069 */
+    return k;
 }
 
 size_t ss_text_inert(const char *in, char *out, size_t n) {
@@ -32,14 +36,15 @@ size_t ss_text_inert(const char *in, char *out, size_t n) {
     size_t o = 0;
     if (!n) return 0;
     while (*p) {
-        size_t k = ss_utf8_len((const char *)p);
+        size_t k = ss_text_shown((const char *)p);
         char unit[16];
         size_t u = 0;
-        if (k > 1 && !acts(p, k)) {
+        if (k) {
             memcpy(unit, p, k);
             u = k;
         } else {
-            if (k == 0) k = 1;   /* an invalid byte: escaped alone, the next is looked at afresh */
+            /* a refused character's bytes, or one invalid byte (the next is looked at afresh) */
+            if (!(k = ss_utf8_len((const char *)p))) k = 1;
             for (size_t i = 0; i < k; i++) {
                 const unsigned c = p[i];
                 const char *named = c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r" : NULL;
@@ -91,4 +96,22 @@ int ss_shell_quote(const char *in, char *out, size_t n) {
     out[o] = '\0';
     if (o > INT_MAX) { out[0] = '\0'; return -1; }
     return (int)o;
+}
+
+int ss_shell_word(const char *in, char *out, size_t n) {
+    if (!n) return -1;
+    out[0] = '\0';
+    char *quoted = malloc(n), *shown = NULL;
+    int len = quoted ? ss_shell_quote(in, quoted, n) : -1;
+    /* the inert form is never shorter, and never more than four times longer */
+    if (len >= 0 && (size_t)len < ((size_t)-1) / 4 && (shown = malloc(4 * (size_t)len + 1))) {
+        const size_t k = ss_text_inert(quoted, shown, 4 * (size_t)len + 1);
+        if (k < n) memcpy(out, shown, k + 1);
+        len = k < n ? (int)k : -1;
+    } else {
+        len = -1;
+    }
+    free(quoted);
+    free(shown);
+    return len;
 }

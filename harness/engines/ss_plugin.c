@@ -305,15 +305,15 @@ int ss_plugin_check_meta(const cJSON *meta, char *why, size_t why_len) {
     if (!cJSON_IsObject(pl) || ss_plugin_meta_target(meta)) return 0;
     const char *name = meta_string(pl, "name"), *path = meta_string(pl, "path");
     const char *target = meta_string(meta, "target");
-    char shown_name[80], shown_target[160], head[320], quoted[512], shown_path[4 * sizeof quoted];
+    char shown_name[80], shown_target[160], head[320], word[512];
     ss_text_inert(name ? name : "?", shown_name, sizeof shown_name);
     ss_text_inert(target ? target : "?", shown_target, sizeof shown_target);
     const int k = snprintf(head, sizeof head, "plugin %s is not loaded (its target %s): rerun with --plugin ",
                            shown_name, shown_target);
-    const int fits = path && ss_shell_quote(path, quoted, sizeof quoted) >= 0 &&
-                     ss_text_inert(quoted, shown_path, sizeof shown_path) + (size_t)k < why_len;
+    const int w = path ? ss_shell_word(path, word, sizeof word) : -1;
+    const int fits = w >= 0 && k >= 0 && (size_t)k + (size_t)w < why_len;
     snprintf(why, why_len, "%s%s", head,
-             fits ? shown_path : path ? "PATH.so (meta.plugin.path is too long to show here)" : "PATH.so");
+             fits ? word : path ? "PATH.so (meta.plugin.path is too long to show here)" : "PATH.so");
     return -1;
 }
 

@@ -1,27 +1,20 @@
 /* ss_escape.c - text made safe for XML, HTML and JSON documents. */
+#include <stdlib.h>
 #include <string.h>
 #include "ss_escape.h"
-
-/* Length of the valid UTF-8 sequence at s (RFC 3629), 0 when invalid. */
-static size_t utf8_len(const unsigned char *s) {
-    const unsigned c = s[0];
-    size_t n;
-    unsigned lo = 0x80, hi = 0xBF;
-    if (c < 0x80) return 1;
-    if (c >= 0xC2 && c <= 0xDF) n = 1;
-    else if (c >= 0xE0 && c <= 0xEF) { n = 2; if (c == 0xE0) lo = 0xA0; if (c == 0xED) hi = 0x9F; }
-    else if (c >= 0xF0 && c <= 0xF4) { n = 3; if (c == 0xF0) lo = 0x90; if (c == 0xF4) hi = 0x8F; }
-    else return 0;
-    for (size_t k = 1; k <= n; k++)   /* stops at the NUL terminator: it is not a continuation */
-        if (s[k] < (k == 1 ? lo : 0x80) || s[k] > (k == 1 ? hi : 0xBF)) return 0;
-    return n + 1;
-}
+#include "ss_text.h"
 
 void ss_xml_escape(FILE *f, const char *s) {
     const unsigned char *p = (const unsigned char *)s;
     while (*p) {
-        const size_t k = utf8_len(p);
-        if (k == 0) { fputs("\xEF\xBF\xBD", f); p++; continue; }
+        const size_t k = ss_text_shown((const char *)p);
+        if (k == 0 && *p != '\t' && *p != '\n' && *p != '\r') {
+            /* controls (C0, DEL, C1), bidirectional overrides, invalid UTF-8 */
+            const size_t skip = ss_utf8_len((const char *)p);
+            fputs("\xEF\xBF\xBD", f);
+            p += skip ? skip : 1;
+            continue;
+        }
         /* U+FFFE and U+FFFF are valid UTF-8 but not XML 1.0 characters */
         const int nonchar = k == 3 && p[0] == 0xEF && p[1] == 0xBF && p[2] >= 0xBE;
         if (nonchar) { fputs("\xEF\xBF\xBD", f); p += k; continue; }
@@ -33,9 +26,7 @@ void ss_xml_escape(FILE *f, const char *s) {
         case '"': fputs("&quot;", f); break;
         case '\'': fputs("&apos;", f); break;
         case '\t': case '\n': case '\r': fprintf(f, "&#%d;", *p); break;
-        default:
-            if (*p < 0x20 || *p == 0x7F) fputs("\xEF\xBF\xBD", f);   /* not allowed in XML 1.0 */
-            else fputc(*p, f);
+        default: fputc(*p, f);
         }
         p++;
     }
@@ -46,11 +37,19 @@ void ss_text_sanitize(const char *s, char *out, size_t n) {
     size_t o = 0;
     if (!n) return;
     while (*p && o + 1 < n) {
-        const size_t k = utf8_len(p);
+        const size_t k = ss_text_shown((const char *)p), whole = ss_utf8_len((const char *)p);
         if (k > 1 && o + k < n) { memcpy(out + o, p, k); o += k; p += k; continue; }
         if (k > 1) break;
-        out[o++] = (k == 0 || (*p < 0x20 && *p != '\t') || *p == 0x7F) ? '?' : (char)*p;
-        p++;
+        out[o++] = k == 1 || *p == '\t' ? (char)*p : '?';
+        p += k || !whole ? 1 : whole;   /* a refused character is one '?' */
     }
     out[o] = 0;
+}
+
+void ss_xml_escape_word(FILE *f, const char *s) {
+    const size_t len = strlen(s);
+    char *q = len < ((size_t)-1 - 3) / 4 ? malloc(4 * len + 3) : NULL;   /* ' becomes '\'' */
+    if (!q || ss_shell_quote(s, q, 4 * len + 3) < 0) fputs("PATH", f);
+    else ss_xml_escape(f, q);
+    free(q);
 }

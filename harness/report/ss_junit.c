@@ -108,10 +108,10 @@ static void testcase(FILE *f, const ss_check_record *r) {
     }
     if (r->has_diff && r->diff.guard_corrupt) fputs("\nguard band overwritten", f);
     fputs("\nreplay: ssfuzz replay --target ", f);
-    ss_xml_escape(f, r->target);
-    if (r->schedule) { fputs(" --schedule ", f); ss_xml_escape(f, r->schedule); }
+    ss_xml_escape_word(f, r->target);
+    if (r->schedule) { fputs(" --schedule ", f); ss_xml_escape_word(f, r->schedule); }
     fputc(' ', f);
-    ss_xml_escape(f, r->case_path);
+    ss_xml_escape_word(f, r->case_path);
     fputs("</failure>\n    </testcase>\n", f);
 }
 

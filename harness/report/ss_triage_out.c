@@ -135,10 +135,10 @@ static int junit_emit(FILE *f, const void *user) {
         if (it->upstream[0]) { fputs("\nupstream: ", f); ss_xml_escape(f, it->upstream); }
         if (it->detail[0]) { fputs("\n", f); ss_xml_escape(f, it->detail); }
         fputs("\nreplay: ssfuzz replay --target ", f);
-        ss_xml_escape(f, it->target);
-        if (it->schedule[0]) { fputs(" --schedule ", f); ss_xml_escape(f, it->schedule); }
+        ss_xml_escape_word(f, it->target);
+        if (it->schedule[0]) { fputs(" --schedule ", f); ss_xml_escape_word(f, it->schedule); }
         fputc(' ', f);
-        ss_xml_escape(f, it->reproducer);
+        ss_xml_escape_word(f, it->reproducer);
         fputs("</failure>\n    </testcase>\n", f);
     }
     fputs("  </testsuite>\n</testsuites>\n", f);
