@@ -67,7 +67,7 @@ static int parse_fail_entry(ss_expect *x, const char *field, const cJSON *f, ss_
         else if (!strcmp(it->string, "torch") && !range) range = it;
         else return ss_fail(err, sub, "unknown or repeated field (signature, torch)");
     }
-    char sub[160], why[200];
+    char sub[160], why[256];
     snprintf(sub, sizeof sub, "%.100s.signature", field);
     if (!cJSON_IsString(sig) || !known_signature(sig->valuestring)) return ss_fail(err, sub, "must be " SIGNATURES);
     snprintf(sub, sizeof sub, "%.100s.torch", field);
@@ -110,12 +110,31 @@ ss_expect_kind ss_expect_of(const ss_expect *x, const ss_target *t, const char *
         if (x->e[i].target == t) {
             if (signature) *signature = x->e[i].signature;
             if (x->e[i].kind == SS_EXPECT_FAIL && x->e[i].torch_range[0]) {
+                /* the range was checked when parsed: -1 means the version is malformed */
                 const char *version = t->engine->version ? t->engine->version(NULL) : NULL;
-                if (version && ss_version_in_range(version, x->e[i].torch_range) == 0) return SS_EXPECT_AGREE;
+                const int in = version ? ss_version_in_range(version, x->e[i].torch_range) : -1;
+                if (in < 0) return SS_EXPECT_UNJUDGED;
+                if (in == 0) return SS_EXPECT_AGREE;
             }
             return x->e[i].kind;
         }
     return t->mutant ? SS_EXPECT_SKIP : SS_EXPECT_AGREE;
+}
+
+void ss_expect_unjudged_why(const ss_expect *x, const ss_target *t, char *buf, size_t n) {
+    buf[0] = 0;
+    for (size_t i = 0; i < x->n; i++) {
+        if (x->e[i].target != t || !x->e[i].torch_range[0]) continue;
+        const char *why = NULL;
+        const char *version = t->engine->version ? t->engine->version(&why) : NULL;
+        char rule[256];
+        ss_version v;
+        if (!version) snprintf(rule, sizeof rule, "version unknown (%s)", why ? why : "not reported");
+        else if (ss_version_parse(version, &v, rule, sizeof rule)) { /* rule says why */ }
+        else snprintf(rule, sizeof rule, "%s", version);
+        snprintf(buf, n, "running torch: %s; whether %s is expected (only in torch \"%s\") cannot be judged",
+                 rule, x->e[i].signature, x->e[i].torch_range);
+    }
 }
 
 int ss_expect_names(const ss_expect *x, const ss_target *t) {
@@ -166,6 +185,11 @@ void ss_expect_judge(ss_expect_kind kind, const char *signature, const ss_plan *
             match = &runs[i];
     }
     char w[48], detail[640];
+    if (kind == SS_EXPECT_UNJUDGED) {   /* callers report ss_expect_unjudged_why instead of judging */
+        snprintf(out->signature, sizeof out->signature, "unjudged");
+        snprintf(out->message, sizeof out->message, "the running version cannot be placed in the torch range");
+        return;
+    }
     if (kind == SS_EXPECT_AGREE) {
         out->held = bad == NULL;
         out->shown = bad;

@@ -15,8 +15,11 @@
  * A `fail` entry with a "torch" range (ss_version.h) expects the failure only
  * while the running torch's version is in the range, and agreement outside
  * it: a nightly on a new release then tells "fixed upstream" (agrees inside
- * the range) from "regressed upstream" (fails outside it). torch:* targets
- * run only when a case's expect names them or --target does. */
+ * the range) from "regressed upstream" (fails outside it). Versions order as
+ * PEP 440 does (ss_version.h). A running torch whose version is unknown or not
+ * a PEP 440 version leaves such an entry unjudged (SS_EXPECT_UNJUDGED), never
+ * silently expected to fail. torch:* targets run only when a case's expect
+ * names them or --target does. */
 #ifndef SS_EXPECT_H
 #define SS_EXPECT_H
 
@@ -32,7 +35,8 @@ struct cJSON;
 typedef enum ss_expect_kind {
     SS_EXPECT_SKIP = 0,     /* a mutant the case does not name: not run */
     SS_EXPECT_AGREE,
-    SS_EXPECT_FAIL
+    SS_EXPECT_FAIL,
+    SS_EXPECT_UNJUDGED      /* a torch range, but the running version cannot be placed in it */
 } ss_expect_kind;
 
 typedef struct ss_expect_entry {
@@ -53,8 +57,11 @@ typedef struct ss_expect {
 int ss_expect_parse(const struct cJSON *block, ss_expect *out, ss_error *err);
 /* What the case expects of t; *signature is set for SS_EXPECT_FAIL (and for
  * an entry whose torch range excludes the running torch, which expects
- * agreement). */
+ * agreement). SS_EXPECT_UNJUDGED: t's entry has a torch range and the running
+ * version is unknown or malformed; ss_expect_unjudged_why says which. */
 ss_expect_kind ss_expect_of(const ss_expect *x, const ss_target *t, const char **signature);
+/* One line for SS_EXPECT_UNJUDGED: the version, the rule it breaks, the range. */
+void ss_expect_unjudged_why(const ss_expect *x, const ss_target *t, char *buf, size_t n);
 /* 1 when the case's expect names t (agree or fail). */
 int ss_expect_names(const ss_expect *x, const ss_target *t);
 /* " (torch 2.15.0; fails only in <2.15)" for an entry with a range, else "". */
