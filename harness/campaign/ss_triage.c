@@ -60,8 +60,11 @@ static int collect_tonight(const char *dir, ss_triage *t, ss_error *err) {
         ss_error ignored;
         if (ss_case_load(files.paths[i], &c, &ignored) == 0 && meta_str(&c, "signature")[0] &&
             meta_str(&c, "target")[0]) {
-            /* the file's words are untrusted: items, outputs and the ledger hold them inert */
-            char sig[160], kind[160], target[160], schedule[160];
+            /* the file's words are untrusted: items, outputs and the ledger hold them
+             * inert, cut to the item's fields before the signature is made of them (a
+             * ledger entry read back makes the same one) */
+            ss_triage_item *const none = NULL;
+            char sig[160], kind[sizeof none->kind], target[sizeof none->target], schedule[sizeof none->schedule];
             ss_text_inert(meta_str(&c, "signature"), kind, sizeof kind);
             ss_text_inert(meta_str(&c, "target"), target, sizeof target);
             ss_text_inert(meta_str(&c, "schedule"), schedule, sizeof schedule);
@@ -69,9 +72,9 @@ static int collect_tonight(const char *dir, ss_triage *t, ss_error *err) {
             ss_triage_item *it = item_for(t, sig);
             if (!it) rc = ss_fail(err, dir, "out of memory");
             else if (!it->reproducers_tonight++) {
-                ss_text_inert(kind, it->kind, sizeof it->kind);   /* cut on a whole escape */
-                ss_text_inert(target, it->target, sizeof it->target);
-                ss_text_inert(schedule, it->schedule, sizeof it->schedule);
+                memcpy(it->kind, kind, sizeof kind);
+                memcpy(it->target, target, sizeof target);
+                memcpy(it->schedule, schedule, sizeof schedule);
                 snprintf(it->found, sizeof it->found, "%s", files.paths[i]);
             }
         }

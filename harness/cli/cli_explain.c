@@ -12,6 +12,7 @@
 #include "ss_pyexpr.h"
 #include "ss_escape.h"
 #include "ss_replay.h"
+#include "ss_text.h"
 #include "ss_wrong_cells.h"
 
 static void usage(FILE *f) {
@@ -83,7 +84,9 @@ static const char *overlap_words(ss_overlap o) {
 
 static void print_plan(const char *path, const ss_case *c, const ss_plan *p) {
     const ss_op *op = &c->op;
-    printf("case %s\n", path);
+    char shown[4096];   /* a file name is untrusted text too */
+    ss_text_inert(path, shown, sizeof shown);
+    printf("case %s\n", shown);
     print_meta(c);
     printf("stated:\n  dtype   %s (%zu byte%s)\n  storage input %" PRId64 " elements", ss_dtype_name(c->dtype),
            op->elem_size, op->elem_size == 1 ? "" : "s", op->input_storage_numel);

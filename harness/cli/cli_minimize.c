@@ -10,6 +10,7 @@
 #include "ss_plan_build.h"
 #include "ss_replay.h"
 #include "ss_report.h"
+#include "ss_text.h"
 
 static void usage(FILE *f) {
     fprintf(f,
@@ -116,9 +117,11 @@ int ss_cmd_minimize(int argc, char **argv) {
         ss_case_free(&cs);
         return SS_EXIT_USAGE;
     }
+    char shown[160];   /* the case file's words, or the user's: shown inert */
     if (!(p.target = ss_target_find(target))) {
+        ss_text_inert(target, shown, sizeof shown);
         fprintf(stderr, "ssfuzz minimize: %s: unknown target '%s' (ssfuzz targets lists them)\n",
-                from_meta ? "meta.target" : "--target", target);
+                from_meta ? "meta.target" : "--target", shown);
         ss_case_free(&cs);
         return SS_EXIT_USAGE;
     }
@@ -129,10 +132,10 @@ int ss_cmd_minimize(int argc, char **argv) {
         ss_case_free(&cs);
         return SS_EXIT_TARGET;
     }
+    ss_text_inert(!sched_name && p.target->scheduled ? meta_string(&cs, "schedule") : NULL, shown, sizeof shown);
     if (from_meta)
         fprintf(stderr, "minimize: on its meta.target %s%s%s (--target overrides)\n", target,
-                !sched_name && p.target->scheduled && meta_string(&cs, "schedule") ? " under " : "",
-                !sched_name && p.target->scheduled && meta_string(&cs, "schedule") ? meta_string(&cs, "schedule") : "");
+                shown[0] ? " under " : "", shown);
     ss_plan plan;
     if (ss_plan_build_limited(&cs.op, max_bytes, &plan, &err)) {
         fprintf(stderr, "%s: invalid: %s: %s\n", path, err.field, err.msg);
@@ -164,7 +167,8 @@ int ss_cmd_minimize(int argc, char **argv) {
     if (sched_name && p.target->scheduled) {
         const int s = ss_target_schedule_index(p.target, sched_name);
         if (s < 0) {
-            fprintf(stderr, "ssfuzz minimize: unknown schedule '%s'\n", sched_name);
+            ss_text_inert(sched_name, shown, sizeof shown);
+            fprintf(stderr, "ssfuzz minimize: unknown schedule '%s'\n", shown);
             ss_case_free(&cs);
             return SS_EXIT_USAGE;
         }

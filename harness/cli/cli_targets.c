@@ -3,6 +3,7 @@
 #include <string.h>
 #include "ss_cli.h"
 #include "ss_target.h"
+#include "ss_text.h"
 
 int ss_cmd_targets(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
@@ -24,7 +25,8 @@ int ss_cmd_targets(int argc, char **argv) {
     for (size_t e = 0; e < ss_engine_count(); e++) {
         const ss_engine *engine = ss_engine_at(e);
         const char *version = engine->version ? engine->version(NULL) : NULL;
-        if (version) printf("# %s %s\n", engine->name, version);
+        char shown[256];   /* an engine's words (a torch worker's): shown inert */
+        if (version) printf("# %s %s\n", engine->name, (ss_text_inert(version, shown, sizeof shown), shown));
     }
     const size_t n = ss_target_count();
     const char *why[512];
@@ -37,7 +39,9 @@ int ss_cmd_targets(int argc, char **argv) {
             if (why[k] && !strcmp(why[k], why[i])) {
                 if (!note[k]) {
                     note[k] = (int)++n_notes;
-                    printf("# note %d: %s\n", note[k], why[k]);
+                    char shown[1024];
+                    ss_text_inert(why[k], shown, sizeof shown);
+                    printf("# note %d: %s\n", note[k], shown);
                 }
                 note[i] = note[k];
             }
@@ -45,8 +49,10 @@ int ss_cmd_targets(int argc, char **argv) {
     for (size_t i = 0; i < n && i < 512; i++) {
         const ss_target *t = ss_target_at(i);
         const char *kind = t->mutant ? "mutant" : t->engine->kind;
+        char shown[1024];
+        ss_text_inert(why[i] ? why[i] : "available", shown, sizeof shown);
         if (note[i]) printf("%-36s %-7s unavailable (note %d)\n", t->name, kind, note[i]);
-        else printf("%-36s %-7s %s\n", t->name, kind, why[i] ? why[i] : "available");
+        else printf("%-36s %-7s %s\n", t->name, kind, shown);
     }
     return SS_EXIT_OK;
 }
