@@ -3,6 +3,7 @@
 #include <string.h>
 #include <cjson/cJSON.h>
 #include "ss_case.h"
+#include "ss_program.h"
 
 void ss_case_init(ss_case *c) {
     memset(c, 0, sizeof *c);
@@ -17,6 +18,7 @@ void ss_case_free(ss_case *c) {
     free(c->values_src);
     cJSON_Delete(c->meta);
     cJSON_Delete(c->expect);
+    ss_program_free(c->program);
     ss_case_init(c);
 }
 
@@ -36,11 +38,13 @@ int ss_case_copy(ss_case *dst, const ss_case *src) {
     ss_case tmp = *src;
     tmp.values_input = tmp.values_src = NULL;
     tmp.meta = tmp.expect = NULL;
+    tmp.program = NULL;
     const size_t elem = ss_dtype_size(src->dtype);
     if (copy_bytes(&tmp.values_input, src->values_input, src->op.input_storage_numel, elem) ||
         copy_bytes(&tmp.values_src, src->values_src, src->op.src_storage_numel, elem) ||
         (src->meta && !(tmp.meta = cJSON_Duplicate(src->meta, 1))) ||
-        (src->expect && !(tmp.expect = cJSON_Duplicate(src->expect, 1)))) {
+        (src->expect && !(tmp.expect = cJSON_Duplicate(src->expect, 1))) ||
+        (src->program && !(tmp.program = ss_program_copy(src->program)))) {
         ss_case_free(&tmp);
         return -1;
     }

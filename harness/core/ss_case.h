@@ -1,7 +1,7 @@
 /* ss_case.h - the case model: what a human writes or reads, and its JSON form.
  *
- * Ownership: an ss_case owns values_input, values_src, meta and expect; free
- * them all with ss_case_free. Strings returned by ss_case_to_json are malloc'ed
+ * Ownership: an ss_case owns values_input, values_src, meta, expect and
+ * program; free them all with ss_case_free. Strings returned by ss_case_to_json are malloc'ed
  * and freed by the caller. Every reader assumes hostile input. */
 #ifndef SS_CASE_H
 #define SS_CASE_H
@@ -38,10 +38,12 @@ typedef struct ss_case {
     ss_op op;                 /* op.elem_size == ss_dtype_size(dtype) */
     int explicit_values;      /* 1: values_* hold every storage element */
     uint64_t fill_seed;       /* used when explicit_values == 0 */
+    int fill_small;           /* 1: the seeded fill gives small integers 0..15 ("small": true) */
     uint8_t *values_input;    /* input_storage_numel * elem_size bytes */
     uint8_t *values_src;      /* src_storage_numel * elem_size bytes; NULL when aliased */
     struct cJSON *meta;       /* free-form object, may be NULL */
     struct cJSON *expect;     /* per-target expectations, may be NULL */
+    struct ss_program *program;   /* steps around the write (ss_program.h), NULL: the single write */
 } ss_case;
 
 void ss_case_init(ss_case *c);

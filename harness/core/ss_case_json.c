@@ -12,6 +12,7 @@
 #include "ss_case.h"
 #include "ss_files.h"
 #include "ss_json_scan.h"
+#include "ss_program.h"
 
 #define FORMAT_NAME "ssfuzz-case"
 #define FORMAT_VERSION 1
@@ -237,10 +238,10 @@ static int read_case(const cJSON *root, const char *text, const ss_json_scan *sc
                      ss_error *err) {
     static const char *const root_keys[] = {
         "format", "version", "dtype", "storage", "src_storage", "input", "src", "dim",
-        "start", "end", "step", "fill", "values", "meta", "expect", "$schema", NULL};
+        "start", "end", "step", "fill", "values", "program", "meta", "expect", "$schema", NULL};
     static const char *const view_keys[] = {"offset", "sizes", "strides", NULL};
     static const char *const src_keys[] = {"storage", "offset", "sizes", "strides", NULL};
-    static const char *const fill_keys[] = {"seed", NULL};
+    static const char *const fill_keys[] = {"seed", "small", NULL};
     static const char *const values_keys[] = {"input", "src", NULL};
     const cJSON *it, *obj;
     int64_t v;
@@ -307,6 +308,10 @@ static int read_case(const cJSON *root, const char *text, const ss_json_scan *sc
         SS_TRY(get_int(fill, "fill", "seed", 1, 0, &v, NULL, err));
         if (v < 0) return ss_fail(err, "fill.seed", "must be in [0, 2^53]");
         c->fill_seed = (uint64_t)v;
+        /* "small": true gives values 0..15 in every dtype (program cases: exact arithmetic) */
+        SS_TRY(get(fill, "fill", "small", 0, &it, err));
+        if (it && !cJSON_IsBool(it)) return ss_fail(err, "fill.small", "must be true or false");
+        c->fill_small = it && cJSON_IsTrue(it);
     } else {
         SS_TRY(only_keys(vals, "values", values_keys, err));
         const int has_src = cJSON_GetObjectItemCaseSensitive(vals, "src") != NULL;
@@ -319,6 +324,8 @@ static int read_case(const cJSON *root, const char *text, const ss_json_scan *sc
             SS_TRY(read_values(vals, "src", c->dtype, op->src_storage_numel, text,
                                &scan->values_src, &c->values_src, err));
     }
+    SS_TRY(get(root, "", "program", 0, &it, err));
+    if (it) SS_TRY(ss_program_from_json(it, &c->program, err));
     SS_TRY(get_object(root, "", "meta", 0, &it, err));
     SS_TRY(check_finite(it, "meta", err));
     SS_TRY(get_object(root, "", "expect", 0, &it, err));
@@ -508,6 +515,12 @@ static int build_tree(cJSON *root, const ss_case *c) {
         char buf[32];
         snprintf(buf, sizeof buf, "%" PRIu64, c->fill_seed);
         if (!fill || !cJSON_AddRawToObject(fill, "seed", buf)) return -1;
+        if (c->fill_small && !cJSON_AddTrueToObject(fill, "small")) return -1;
+    }
+    if (c->program) {
+        cJSON *prog = ss_program_to_json(c->program);
+        if (!prog) return -1;
+        cJSON_AddItemToObject(root, "program", prog);
     }
     return add_copy(root, "meta", c->meta) || add_copy(root, "expect", c->expect) ? -1 : 0;
 }

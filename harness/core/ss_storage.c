@@ -213,6 +213,35 @@ void ss_fill_seeded(ss_dtype t, uint64_t seed, int64_t first, uint8_t *data, int
     fill_range(t, seed, first, first + numel, data, numel);
 }
 
+/* One small integer v (0..15) as an element of t; complex gets im as its imaginary part. */
+static void small_element(ss_dtype t, uint64_t v, uint64_t im, uint8_t *p) {
+    switch (t) {
+    case SS_BOOL: p[0] = (uint8_t)(v & 1); break;
+    case SS_UINT8: case SS_INT8: p[0] = (uint8_t)v; break;
+    case SS_INT16: { const uint16_t x = (uint16_t)v; memcpy(p, &x, 2); break; }
+    case SS_INT32: { const uint32_t x = (uint32_t)v; memcpy(p, &x, 4); break; }
+    case SS_INT64: memcpy(p, &v, 8); break;
+    case SS_FLOAT16: { const uint16_t x = half_of_int(v); memcpy(p, &x, 2); break; }
+    case SS_BFLOAT16: { const uint16_t x = (uint16_t)(f32_bits((float)v) >> 16); memcpy(p, &x, 2); break; }
+    case SS_FLOAT32: { const float x = (float)v; memcpy(p, &x, 4); break; }
+    case SS_FLOAT64: { const double x = (double)v; memcpy(p, &x, 8); break; }
+    case SS_COMPLEX64: { const float x[2] = {(float)v, (float)im}; memcpy(p, x, 8); break; }
+    case SS_COMPLEX128: { const double x[2] = {(double)v, (double)im}; memcpy(p, x, 16); break; }
+    default: break;
+    }
+}
+
+/* The small fill ("small": true): every element a seeded integer in 0..15,
+ * exact in every dtype, so a program's arithmetic stays exact (docs/programs.md).
+ * Elements are numbered across both storages like the readable fill. */
+static void fill_small(ss_dtype t, uint64_t seed, int64_t first, uint8_t *data, int64_t numel) {
+    const size_t es = ss_dtype_size(t);
+    for (int64_t i = 0; i < numel; i++) {
+        const uint64_t h = ss_mix64(seed ^ ss_mix64((uint64_t)(first + i)));
+        small_element(t, h & 15, (h >> 4) & 15, data + (size_t)i * es);
+    }
+}
+
 void ss_fill_case(const ss_case *c, ss_storage *input, ss_storage *src) {
     const size_t es = c->op.elem_size;
     const int64_t n_in = c->op.input_storage_numel;
@@ -220,6 +249,11 @@ void ss_fill_case(const ss_case *c, ss_storage *input, ss_storage *src) {
     if (c->explicit_values) {
         memcpy(ss_storage_data(input), c->values_input, (size_t)n_in * es);
         if (n_src) memcpy(ss_storage_data(src), c->values_src, (size_t)n_src * es);
+        return;
+    }
+    if (c->fill_small) {
+        fill_small(c->dtype, c->fill_seed, 0, ss_storage_data(input), n_in);
+        if (n_src) fill_small(c->dtype, c->fill_seed, n_in, ss_storage_data(src), n_src);
         return;
     }
     /* src continues input's numbering, so the two storages never share a value. */
