@@ -158,10 +158,13 @@ regress: $(BUILD)/ssfuzz
 
 # A PyTorch release from PyPI in its own venv, for torch:* campaigns (never
 # part of `make` or `make test`): `make torch-env TORCH=2.14.1` prints the
-# SSFUZZ_PYTHON= line to use. About 2.5 GB each (CUDA libraries included).
+# SSFUZZ_PYTHON= line to use. About 5 GB each (CUDA libraries included).
+# TORCH defaults to the release CI pins (.ci/run), which `make test` then
+# finds under build/torch-*/ and runs torch.compile against for real.
+TORCH_PIN := 2.15.0
+TORCH ?= $(TORCH_PIN)
 TORCH_PY ?= python3
 torch-env:
-	@test -n "$(TORCH)" || { echo "usage: make torch-env TORCH=2.14.1" >&2; exit 2; }
 	@bash scripts/torch-env.sh "$(TORCH)" "$(BUILD)/torch-$(TORCH)" "$(TORCH_PY)"
 
 clean:

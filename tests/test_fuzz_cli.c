@@ -43,7 +43,7 @@ static pid_t start(const char *env, char *const *args) {
         int fd = open(out_txt, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         dup2(fd, 1);
         dup2(fd, 2);
-        if (env) putenv((char *)env);
+        if (env) { putenv((char *)env); setenv("SSFUZZ_TEST_HOOKS", "1", 1); }
         execv(bin, args);
         _exit(127);
     }

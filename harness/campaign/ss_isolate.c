@@ -9,11 +9,12 @@
 #include <time.h>
 #include <unistd.h>
 #include "ss_isolate.h"
+#include "ss_test_hook.h"
 
 static size_t span(const ss_storage *s) { return s->base ? s->bytes + 2 * s->guard : 0; }
 
 static void test_fault(void) {
-    const char *f = getenv("SSFUZZ_TEST_FAULT");
+    const char *f = ss_test_hook("SSFUZZ_TEST_FAULT");
     if (f && !strcmp(f, "crash")) raise(SIGSEGV);
     if (f && !strcmp(f, "hang")) for (;;) pause();
 }

@@ -422,7 +422,8 @@ def storages(c, buf, at, dtype, device):
 class Faults:
     """Test hooks, inert unless SSFUZZ_TEST_HOOKS=1 is set as well:
     SSFUZZ_TORCH_TEST_FAULT=KIND:WHEN, KIND crash | hang | garbage | raise
-    (eager raises: an error) | compile-raise (only the compiled run raises),
+    (eager raises: an error) | compile-raise (only the compiled run raises) |
+    deaf (stops reading frames),
     WHEN N (every run from this worker's Nth) or dtype=NAME (every case of
     that dtype, so it recurs in a fresh worker)."""
 
@@ -438,6 +439,12 @@ class Faults:
         if self.when.startswith("dtype="):
             return c.dtype_name == self.when[6:]
         return self.when.isdigit() and self.runs >= int(self.when)
+
+    def before_read(self):
+        """deaf:N: stop reading before the Nth RUN (the harness's writes must time out)."""
+        if self.kind == "deaf" and self.when.isdigit() and self.runs + 1 >= int(self.when):
+            while True:
+                signal.pause()
 
     def before_run(self, payload):
         self.runs += 1
@@ -572,6 +579,7 @@ def main():
         send(T_PROGRESS, struct.pack("<I", phase))
 
     while True:
+        FAULTS.before_read()
         kind, payload = read_frame()
         if kind == T_PROBE:
             progress(1)                  # a compile: its own, longer limit

@@ -5,7 +5,7 @@
 set -u
 . "$(dirname "$0")/lib/common.sh"
 
-SSFUZZ_TEST_FAULT=full:20 "$SSFUZZ" fuzz -t emu:mut-alias-unchecked -t emu:mut-end-unclamped --seed 1 \
+SSFUZZ_TEST_HOOKS=1 SSFUZZ_TEST_FAULT=full:20 "$SSFUZZ" fuzz -t emu:mut-alias-unchecked -t emu:mut-end-unclamped --seed 1 \
     --cases 3000 -q -o "$tmp/a" >"$tmp/a.out" 2>&1
 rc=$?
 [ "$rc" = 2 ] && pass "full --out: exit 2" || fail "full --out: exit 2" "exit $rc"

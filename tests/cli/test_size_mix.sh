@@ -67,7 +67,7 @@ then pass "an explicit --large-per-mille 3 is kept in reproduce: and meta.found_
 else fail "an explicit --large-per-mille 3 is kept" "$(grep reproduce: "$tmp/m.log"); ${repro:-no reproducer}"; fi
 
 # A case that kills its worker is still counted in its size class (by the parent).
-SSFUZZ_TEST_FAULT=crash:5 "$SSFUZZ" fuzz --target emu:reinplace --seed 3 --cases 20 --jobs 1 --out "$tmp/crash" -q >"$tmp/crash.log" 2>&1
+SSFUZZ_TEST_HOOKS=1 SSFUZZ_TEST_FAULT=crash:5 "$SSFUZZ" fuzz --target emu:reinplace --seed 3 --cases 20 --jobs 1 --out "$tmp/crash" -q >"$tmp/crash.log" 2>&1
 if python3 - "$tmp/crash/summary.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
