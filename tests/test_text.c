@@ -1,5 +1,6 @@
-/* test_text.c - ss_text_inert (escapes, truncation that never splits one, idempotence)
- * and ss_shell_quote (round trip through /bin/sh, refusal when it does not fit). */
+/* test_text.c - ss_text_inert (escapes, truncation that never splits one, idempotence),
+ * ss_text_shown, ss_shell_quote (round trip through /bin/sh, refusal when it does not
+ * fit), ss_shell_word, and the document escapers that share the rule. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -144,6 +145,35 @@ static void test_quote_too_long(void **state) {
     }
 }
 
+/* ss_text_shown: the unit a terminal shows as itself, 0 for what it would act on. */
+static void test_shown(void **state) {
+    (void)state;
+    static const struct { const char *s; size_t want; } rows[] = {
+        {"a", 1}, {" ", 1}, {"~", 1}, {"", 0}, {"\x1b", 0}, {"\n", 0}, {"\x7f", 0}, {"\x9b", 0},
+        {"\xc2\x9b", 0}, {"\xc2\x80", 0}, {"\xc2\xa0", 2}, {"\xc3\xa9", 2}, {"\xe2\x80\xa7", 3},
+        {"\xe2\x80\xa8", 0}, {"\xe2\x80\xae", 0}, {"\xe2\x80\xaf", 3}, {"\xe2\x81\xa5", 3},
+        {"\xe2\x81\xa9", 0}, {"\xe2\x81\xaa", 3}, {"\xf0\x9f\x90\x8d", 4}, {"\xf4\x90\x80\x80", 0},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) assert_int_equal(ss_text_shown(rows[i].s), rows[i].want);
+}
+
+/* ss_shell_word: quoted, then inert; -1 and "" when the whole does not fit. */
+static void test_shell_word(void **state) {
+    (void)state;
+    char out[64];
+    assert_int_equal(ss_shell_word("/tmp/x y/$(touch pwned)\x1b[2J.so", out, sizeof out), 35);
+    assert_string_equal(out, "'/tmp/x y/$(touch pwned)\\x1b[2J.so'");
+    assert_int_equal(ss_shell_word("plain/p.so", out, sizeof out), 10);
+    assert_string_equal(out, "plain/p.so");
+    /* the quoted form fits in 8 bytes, the inert one does not: refused, not cut */
+    assert_int_equal(ss_shell_word("\x1b\x1b", out, 8), -1);
+    assert_string_equal(out, "");
+    assert_int_equal(ss_shell_word("\x1b\x1b", out, 11), 10);
+    assert_string_equal(out, "'\\x1b\\x1b'");
+    assert_int_equal(ss_shell_word("abc", out, 3), -1);
+    assert_int_equal(ss_shell_word("abc", out, 0), -1);
+}
+
 /* The document writers refuse what the terminal helper escapes: C1 and bidi too. */
 static void test_documents(void **state) {
     (void)state;
@@ -168,6 +198,8 @@ int main(void) {
         cmocka_unit_test(test_truncation),
         cmocka_unit_test(test_quote),
         cmocka_unit_test(test_quote_too_long),
+        cmocka_unit_test(test_shown),
+        cmocka_unit_test(test_shell_word),
         cmocka_unit_test(test_documents),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
