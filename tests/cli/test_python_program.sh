@@ -13,8 +13,8 @@ plain=$(command -v python3 || command -v /usr/bin/python3)
 PYTHONPATH=python:tests/torch "$plain" - <<'PYEOF'
 import json
 import ssfuzz_program as sp
-from program_examples import EXAMPLES, REFUSED
-for name, source, steps, *_ in EXAMPLES:
+from program_examples import EXAMPLES, PARSE_ONLY, REFUSED
+for name, source, steps, *_ in EXAMPLES + [("other forms %d" % i, src, st) for i, (src, st) in enumerate(PARSE_ONLY)]:
     try:
         got = sp.parse(source)
     except sp.ProgramError as e:
@@ -117,6 +117,11 @@ if (cd "$tmp/doc" && PYTHONPATH="$OLDPWD/python" "$py" "$tmp/doc.py") &&
    "$py" -c 'import json, sys; c = json.load(open(sys.argv[1])); assert c["program"][1] == {"op": "inplace", "into": "x", "kind": "zero_"} and (c["dim"], c["start"], c["end"]) == (0, 1, 3), c' "$tmp/doc/scatter-then-zero.json"
 then pass "docs/triage.md Programs from Python block runs and writes its program"
 else fail "docs/triage.md Programs from Python block runs and writes its program"; fi
+
+# The cases are valid for ssfuzz, once it reads programs.
+"$SSFUZZ" replay -q "$tmp/cases/p00.json" >"$tmp/out" 2>&1
+if grep -q "program" "$tmp/out"; then echo "skip program cases replay: $SSFUZZ does not read programs ($(head -1 "$tmp/out"))"
+else expect_rc "the program cases ssfuzz_case wrote replay (every one valid)" 0 "$SSFUZZ" replay -q "$tmp/cases"; fi
 
 # The round trip through the C side: explain prints the program back, once it can.
 "$SSFUZZ" explain "$tmp/cases/p00.json" --color never >"$tmp/out" 2>&1

@@ -100,12 +100,11 @@ EXAMPLES = [
       s(op="return", values=["a", "f"])],
      F4, ("float32", [1, 4]), "ok"),
     ("real and imag of complex64",
-     prog("re = x.real", "im = x.imag", "re.sub_(im)",
-          "im.copy_(torch.tensor(1, dtype=im.dtype, device=im.device))", "return (x,)"),
+     prog("re = x.real", "im = x.imag", "re.sub_(im)", "im.fill_(1)", "return (x,)"),
      [s(op="view", name="re", of="x", kind="real"),
       s(op="view", name="im", of="x", kind="imag"),
       s(op="inplace", into="re", kind="sub_", operand="im"),
-      s(op="inplace", into="im", kind="copy_", operand=1),
+      s(op="inplace", into="im", kind="fill_", operand=1),
       s(op="return", values=["x"])],
      ("complex64", [2, 2]), ("complex64", [1, 2]), "ok"),
     ("permute, select, fill_ and mul_",
@@ -117,6 +116,18 @@ EXAMPLES = [
       s(op="inplace", into="c", kind="mul_", operand="r"),
       s(op="return", values=["p", "c"])],
      ("int16", [3, 3]), ("int16", [1, 3]), "ok"),
+]
+
+# Forms the reader takes that the examples above leave out: (source, steps).
+PARSE_ONLY = [
+    (prog("a = x[1:]", "a.copy_(torch.tensor(1, dtype=a.dtype, device=a.device))",
+          "b = torch.as_strided(x, (2,), (2,), 0)", "r = torch.flip(b, (0,))", "c = x[-1]", "return (r, c)"),
+     [s(op="view", name="a", of="x", kind="slice", dim=0, start=1, end=None, step=1),
+      s(op="inplace", into="a", kind="copy_", operand=1),
+      s(op="view", name="b", of="x", kind="as_strided", sizes=[2], strides=[2], offset=0),
+      s(op="read", name="r", of="b", kind="flip", dims=[0]),
+      s(op="view", name="c", of="x", kind="select", dim=0, index=-1),
+      s(op="return", values=["r", "c"])]),
 ]
 
 # Sources the reader must refuse, and a word its message must contain.
