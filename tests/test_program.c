@@ -11,6 +11,8 @@
 #include <cjson/cJSON.h>
 #include "ss_case.h"
 #include "ss_compare.h"
+#include "ss_gen.h"
+#include "ss_gen_program.h"
 #include "ss_plan_build.h"
 #include "ss_program.h"
 #include "ss_program_ref.h"
@@ -503,6 +505,78 @@ static void test_blame_returned_read(void **state) {
     tp_run_free(&r);
 }
 
+/* ---- the generator ------------------------------------------------------- */
+
+/* 10 000 generated programs: each parses back from its JSON, and the reference
+ * runs it as valid (or refuses it by PyTorch's rules) and exactly. */
+static void test_generator_valid(void **state) {
+    (void)state;
+    ss_gen_config cfg;
+    ss_gen_config_default(&cfg);
+    cfg.programs = 1;
+    int by_status[4] = {0}, by_op[SS_STEP_OP_COUNT] = {0}, by_len[SS_PROG_MAX_STEPS + 1] = {0}, open = 0;
+    for (uint64_t i = 0; i < 10000; i++) {
+        ss_case c;
+        assert_int_equal(ss_gen_case(&cfg, 11 + i / 1000, i, &c, NULL), 0);
+        assert_non_null(c.program);
+        assert_true(c.program->nsteps >= 1 && c.program->nsteps <= 4);
+        assert_int_equal(c.fill_small, 1);
+        by_len[c.program->nsteps]++;
+        for (int k = 0; k < c.program->nsteps; k++) by_op[c.program->steps[k].op]++;
+        char *text = ss_case_to_json(&c);
+        tp_run r;
+        tp_run_text(&r, text);
+        if ((r.res.status != SS_PROG_OK && r.res.status != SS_PROG_REFUSED) || r.res.inexact_step >= 0)
+            print_error("case %llu: status %d (%s: %s) inexact %d (%s)\n%s\n", (unsigned long long)i, r.res.status,
+                        r.res.err.field, r.res.err.msg, r.res.inexact_step, r.res.inexact, text);
+        assert_true(r.res.status == SS_PROG_OK || r.res.status == SS_PROG_REFUSED);
+        assert_true(r.res.inexact_step < 0);
+        by_status[r.res.status]++;
+        open += r.res.nopen > 0;
+        tp_run_free(&r);
+        free(text);
+        ss_case_free(&c);
+    }
+    print_message("generated programs: %d ran, %d refused; with open elements %d; steps 1-4: %d %d %d %d; "
+                  "view %d read %d write %d inplace %d index_put %d return %d\n", by_status[SS_PROG_OK],
+                  by_status[SS_PROG_REFUSED], open, by_len[1], by_len[2], by_len[3], by_len[4], by_op[0], by_op[1],
+                  by_op[2], by_op[3], by_op[4], by_op[5]);
+    assert_true(by_status[SS_PROG_REFUSED] > 0 && by_status[SS_PROG_OK] > 5000);
+    for (int k = 0; k < SS_STEP_OP_COUNT; k++) assert_true(by_op[k] > 100);
+}
+
+static void test_generator_deterministic(void **state) {
+    (void)state;
+    ss_gen_config cfg;
+    ss_gen_config_default(&cfg);
+    cfg.programs = 1;
+    cfg.program_steps = 6;
+    int longer = 0;
+    for (uint64_t i = 0; i < 300; i++) {
+        ss_case a, b;
+        assert_int_equal(ss_gen_case(&cfg, 5, i, &a, NULL), 0);
+        assert_int_equal(ss_gen_case(&cfg, 5, i + 1, &b, NULL), 0);   /* another case between */
+        ss_case_free(&b);
+        assert_int_equal(ss_gen_case(&cfg, 5, i, &b, NULL), 0);
+        char *ta = ss_case_to_json(&a), *tb = ss_case_to_json(&b);
+        assert_string_equal(ta, tb);
+        longer += a.program->nsteps > 4;
+        assert_true(a.program->nsteps <= 6);
+        free(ta);
+        free(tb);
+        ss_case_free(&a);
+        ss_case_free(&b);
+    }
+    assert_true(longer > 0);
+    /* without --programs, the same cases as before: no program, no small fill */
+    cfg.programs = 0;
+    ss_case c;
+    assert_int_equal(ss_gen_case(&cfg, 5, 3, &c, NULL), 0);
+    assert_null(c.program);
+    assert_int_equal(c.fill_small, 0);
+    ss_case_free(&c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_hostile),
@@ -513,6 +587,8 @@ int main(void) {
         cmocka_unit_test(test_semantics_table),
         cmocka_unit_test(test_compare_allowed_set),
         cmocka_unit_test(test_blame_returned_read),
+        cmocka_unit_test(test_generator_valid),
+        cmocka_unit_test(test_generator_deterministic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,6 +2,7 @@
 #include <string.h>
 #include "ss_bits.h"
 #include "ss_gen.h"
+#include "ss_gen_program.h"
 
 /* Every draw comes from a splitmix64 stream keyed by (seed, index): no global
  * state, so case i of a campaign can be regenerated alone (for a crash found
@@ -71,6 +72,8 @@ void ss_gen_config_default(ss_gen_config *cfg) {
     cfg->large_per_mille = 3;
     cfg->swarm = 1;
     cfg->max_bytes = 0;
+    cfg->programs = 0;
+    cfg->program_steps = 4;
 }
 
 /* Layout and slice features a swarm epoch may switch off. */
@@ -485,7 +488,7 @@ int ss_gen_case(const ss_gen_config *cfg, uint64_t seed, uint64_t index, ss_case
     rng r = {ss_mix64(seed) ^ ss_mix64(~index)};
     memset(out, 0, sizeof *out);
     for (int tries = 0; tries < 16; tries++)
-        if (attempt(&r, cfg, f, out, kind_out)) return 0;
+        if (attempt(&r, cfg, f, out, kind_out)) return cfg->programs ? ss_gen_program(cfg, seed, index, out) : 0;
     /* Caps too tight for anything drawn: the smallest well-formed case. */
     memset(out, 0, sizeof *out);
     out->dtype = SS_UINT8;
@@ -498,5 +501,5 @@ int ss_gen_case(const ss_gen_config *cfg, uint64_t seed, uint64_t index, ss_case
     out->op.src_aliased = 1;
     out->op.step = 1;
     if (kind_out) *kind_out = SS_ALIAS_SAME_VIEW;
-    return 0;
+    return cfg->programs ? ss_gen_program(cfg, seed, index, out) : 0;
 }

@@ -36,6 +36,8 @@ typedef struct ss_gen_config {
     unsigned large_per_mille;    /* share of large cases (> 1M elements), if max_numel allows */
     int swarm;                   /* 1: each seed switches some features off */
     size_t max_bytes;            /* cap on input + separate src data bytes; 0 = SS_DEFAULT_MAX_BYTES */
+    int programs;                /* 1: each case gets a program (ss_gen_program.h, --programs) */
+    int program_steps;           /* its most steps (--program-steps, 1..16; default 4) */
 } ss_gen_config;
 
 void ss_gen_config_default(ss_gen_config *cfg);
@@ -50,7 +52,8 @@ void ss_gen_config_default(ss_gen_config *cfg);
  * same case). The case validates with ss_plan_build (kind INVALID_INPUT gives
  * a well-formed case whose plan has internal_overlap). `kind_out` may be NULL.
  * `out` is overwritten without being freed; the generated case owns no memory
- * (fill from fill_seed, no meta). Returns 0, or -1 on out of memory. */
+ * (fill from fill_seed, no meta) unless cfg->programs: then it owns its
+ * program (free it with ss_case_free). Returns 0, or -1 on out of memory. */
 int ss_gen_case(const ss_gen_config *cfg, uint64_t seed, uint64_t index, ss_case *out,
                 ss_alias_kind *kind_out);
 

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "ss_gen_opts.h"
+#include "ss_program.h"
 #include "ss_replay.h"
 
 int ss_gen_opts_apply(const char *cmd, int code, const char *arg, ss_gen_config *cfg,
@@ -12,6 +13,8 @@ int ss_gen_opts_apply(const char *cmd, int code, const char *arg, ss_gen_config 
     const char *opt = code == SS_GEN_O_NUMEL ? "--max-numel" : code == SS_GEN_O_BYTES ? "--max-bytes"
                       : code == SS_GEN_O_NDIM ? "--max-ndim" : code == SS_GEN_O_LARGE ? "--large-per-mille" : NULL;
     if (code == SS_GEN_O_NOSWARM) { cfg->swarm = 0; return 1; }
+    if (code == SS_GEN_O_PROGRAMS) { cfg->programs = 1; return 1; }
+    if (code == SS_GEN_O_PSTEPS) opt = "--program-steps";
     if (!opt) return 0;
     if (ss_parse_u64(opt, arg, &v, &err)) {
         fprintf(stderr, "ssfuzz %s: %s: %s\n", cmd, err.field, err.msg);
@@ -24,6 +27,13 @@ int ss_gen_opts_apply(const char *cmd, int code, const char *arg, ss_gen_config 
             return -1;
         }
         cfg->large_per_mille = (unsigned)v;
+        return 1;
+    case SS_GEN_O_PSTEPS:
+        if (v < 1 || v > SS_PROG_MAX_STEPS) {
+            fprintf(stderr, "ssfuzz %s: %s: must be in [1, %d]\n", cmd, opt, SS_PROG_MAX_STEPS);
+            return -1;
+        }
+        cfg->program_steps = (int)v;
         return 1;
     case SS_GEN_O_NUMEL:
         if (v < 1 || v > (uint64_t)SS_MAX_NUMEL) break;
@@ -56,5 +66,7 @@ void ss_gen_opts_format(const ss_gen_config *cfg, char *out, size_t n) {
     if (cfg->max_bytes != d.max_bytes) ADD(" --max-bytes %zu", cfg->max_bytes);
     if (cfg->large_per_mille != d.large_per_mille) ADD(" --large-per-mille %u", cfg->large_per_mille);
     if (cfg->swarm != d.swarm) ADD(" --no-swarm");
+    if (cfg->programs) ADD(" --programs");
+    if (cfg->program_steps != d.program_steps) ADD(" --program-steps %d", cfg->program_steps);
 #undef ADD
 }

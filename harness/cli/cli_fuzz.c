@@ -247,6 +247,7 @@ int ss_cmd_fuzz(int argc, char **argv) {
         case O_NAN: cfg.nan_payload_is_finding = 1; break;
         case O_VARIANTS: cfg.keep_variants = 1; break;
         case SS_GEN_O_NUMEL: case SS_GEN_O_BYTES: case SS_GEN_O_NDIM: case SS_GEN_O_NOSWARM: case SS_GEN_O_LARGE:
+        case SS_GEN_O_PROGRAMS: case SS_GEN_O_PSTEPS:
             if (ss_gen_opts_apply("fuzz", c, optarg, &cfg.gen, &cfg.max_bytes) < 0) return SS_EXIT_USAGE;
             if (c == SS_GEN_O_LARGE) have_large = 1;
             break;
