@@ -93,7 +93,8 @@ def run(torch, fn, x, src, compile_mode=None):
     (backend, dynamic)); the tuple it returned. Exceptions propagate."""
     if compile_mode is not None:
         fn = _compiled(torch, fn, compile_mode[0], compile_mode[1])
-    return tuple(fn(x, src))
+    out = fn(x, src)
+    return (out,) if torch.is_tensor(out) else tuple(out)
 
 
 # ---- what came back ------------------------------------------------------------
@@ -133,15 +134,16 @@ def _write_through(torch, r, watched):
     """Which of the watched storages (name -> uint8 tensor) change when every
     element of r is written (zero, then one); every storage is put back."""
     own = _storage_bytes(torch, r)
-    saved = [(b, b.clone()) for b in list(watched.values()) + [own]]
+    own_before = own.clone()
+    before = {name: b.clone() for name, b in watched.items()}
     changed = set()
     with torch.no_grad():
         for write in (r.zero_, lambda: r.fill_(1)):
             write()
-            changed.update(name for name, b in watched.items()
-                           if not torch.equal(b, dict((id(k), v) for k, v in saved)[id(b)]))
-        for b, copy in reversed(saved):
-            b.copy_(copy)
+            changed.update(name for name, b in watched.items() if not torch.equal(b, before[name]))
+        own.copy_(own_before)
+        for name, b in watched.items():
+            b.copy_(before[name])
     return "+".join(sorted(changed)) or "none"
 
 
