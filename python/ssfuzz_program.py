@@ -145,7 +145,8 @@ class _Reader:
     def sub(self, node):
         """(dim, item) of `V[:, :, item]` or `V[..., item, :, :]` (a negative dim)."""
         s = node.slice.value if isinstance(node.slice, getattr(ast, "Index", ())) else node.slice
-        items = [self.item(e) for e in (s.elts if isinstance(s, ast.Tuple) else [s])]
+        elts = s.dims if isinstance(s, getattr(ast, "ExtSlice", ())) else s.elts if isinstance(s, ast.Tuple) else [s]
+        items = [self.item(e) for e in elts]                      # ExtSlice: Python < 3.9
         if items and items[0] is Ellipsis:
             rest = items[1:]
             if not rest or any(i is not WHOLE for i in rest[1:]) or rest[0] is Ellipsis:
