@@ -13,6 +13,7 @@
 #include "ss_compare.h"
 #include "ss_gen.h"
 #include "ss_gen_program.h"
+#include "ss_minimize.h"
 #include "ss_plan_build.h"
 #include "ss_program.h"
 #include "ss_program_ref.h"
@@ -577,6 +578,81 @@ static void test_generator_deterministic(void **state) {
     ss_case_free(&c);
 }
 
+/* ---- the minimizer --------------------------------------------------------- */
+
+/* The signature minimized: the program runs, x ends all zero, and a returned
+ * fresh tensor still holds a nonzero value (#198094's shape). */
+static int fresh_survives_zero(const ss_case *c, const ss_plan *plan, void *user) {
+    (void)user;
+    if (!c->program) return 0;
+    const size_t es = c->op.elem_size;
+    ss_storage in = {0}, src = {0};
+    if (ss_storage_reserve(&in, (size_t)c->op.input_storage_numel * es, 16) ||
+        ss_storage_reserve(&src, c->op.src_aliased ? 0 : (size_t)c->op.src_storage_numel * es, 16))
+        return 0;
+    ss_fill_case(c, &in, &src);
+    ss_prog_result res;
+    int hit = 0;
+    if (ss_prog_ref_run(c, plan, &in, &src, &res) == SS_PROG_OK) {
+        int x_zero = 1;
+        ss_prog_name_info names[SS_PROG_MAX_NAMES];
+        ss_prog_result r2;
+        ss_prog_ref_names(c, plan, names, &r2);
+        ss_prog_result_free(&r2);
+        const ss_view *xv = &c->op.input;
+        int64_t idx[SS_MAX_NDIM] = {0};
+        for (int64_t k = 0; k < ss_view_numel(xv); k++) {
+            const uint8_t *e = ss_storage_data(&in) + ss_view_offset_of(xv, idx) * (int64_t)es;
+            for (size_t b = 0; b < es; b++) x_zero &= e[b] == 0;
+            for (int d = xv->ndim - 1; d >= 0 && ++idx[d] == xv->sizes[d]; d--) idx[d] = 0;
+        }
+        for (int i = 0; i < res.nret && x_zero; i++)
+            if (!res.ret[i].is_view)
+                for (int64_t b = 0; b < res.ret[i].numel * (int64_t)es; b++) hit |= res.ret[i].bytes[b] != 0;
+    }
+    ss_prog_result_free(&res);
+    ss_storage_free(&in);
+    ss_storage_free(&src);
+    return hit;
+}
+
+static void test_minimize_program(void **state) {
+    (void)state;
+    const char *text =
+        "{\"format\":\"ssfuzz-case\",\"version\":1,\"dtype\":\"float32\",\"storage\":{\"numel\":40},"
+        "\"input\":{\"offset\":3,\"sizes\":[4,6],\"strides\":[6,1]},\"src\":{\"storage\":\"input\",\"offset\":3,"
+        "\"sizes\":[3,6],\"strides\":[6,1]},\"dim\":0,\"start\":1,\"end\":null,\"step\":1,"
+        "\"fill\":{\"seed\":9,\"small\":true},\"program\":["
+        V("a", "x", "slice", ",\"dim\":0,\"start\":0,\"end\":2") "," R("r", "a", "clone", "") ","
+        R("y", "x", "slice_scatter", ",\"src\":\"src\",\"dim\":0,\"start\":1") ","
+        IP("x", "add_", ",\"operand\":1") "," IP("a", "mul_", ",\"operand\":\"r\"") "," IP("x", "zero_", "") ","
+        RET("\"y\",\"r\",\"x\"") "]}";
+    ss_case c;
+    ss_error err;
+    if (ss_case_from_json(text, strlen(text), &c, &err)) fail_msg("%s: %s", err.field, err.msg);
+    ss_plan plan;
+    assert_int_equal(ss_plan_build(&c.op, &plan, NULL), 0);
+    assert_int_equal(fresh_survives_zero(&c, &plan, NULL), 1);
+    ss_min_stats st;
+    assert_int_equal(ss_minimize(&c, NULL, fresh_survives_zero, NULL, &st), 0);
+    assert_int_equal(ss_plan_build(&c.op, &plan, NULL), 0);
+    assert_int_equal(fresh_survives_zero(&c, &plan, NULL), 1);
+    char *out = ss_case_to_json(&c);
+    /* the steps that do not matter went first: a read or slice_scatter, the zero_, the return */
+    if (c.program->nsteps != 3) print_error("%s\n", out);
+    assert_int_equal(c.program->nsteps, 3);
+    assert_int_equal(c.program->steps[1].op, SS_STEP_INPLACE);
+    assert_int_equal(c.program->steps[1].kind, SS_IK_ZERO);
+    assert_int_equal(c.program->steps[2].op, SS_STEP_RETURN);
+    assert_int_equal(c.program->steps[2].nret, 1);
+    /* then the shapes shrank */
+    assert_true(st.numel_after < st.numel_before);
+    assert_true(c.op.input.ndim == 1);
+    assert_int_equal(ss_min_is_minimal(&c, 0, fresh_survives_zero, NULL), 1);
+    free(out);
+    ss_case_free(&c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_hostile),
@@ -589,6 +665,7 @@ int main(void) {
         cmocka_unit_test(test_blame_returned_read),
         cmocka_unit_test(test_generator_valid),
         cmocka_unit_test(test_generator_deterministic),
+        cmocka_unit_test(test_minimize_program),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,6 +4,7 @@
 #include "ss_clock.h"
 #include "ss_minimize.h"
 #include "ss_plan_build.h"
+#include "ss_program_ref.h"
 #include "ss_vec.h"
 
 /* ---- the size order ---------------------------------------------------- */
@@ -43,7 +44,9 @@ static int64_t alias_rank(const ss_op *op) {
     return 1;
 }
 
-static void order_key(const ss_case *c, int64_t k[8]) {
+#define KEYS 9
+
+static void order_key(const ss_case *c, int64_t k[KEYS]) {
     const ss_op *op = &c->op;
     int64_t params = iabs(op->dim) + op->input.offset + op->src.offset + (op->step - 1) +
                      (c->fill_seed != 0);
@@ -51,21 +54,23 @@ static void order_key(const ss_case *c, int64_t k[8]) {
     if (op->has_end) params += 1 + iabs(op->end);
     for (int d = 0; d < op->input.ndim; d++)
         params += op->input.sizes[d] + op->input.strides[d] + op->src.strides[d];
-    k[0] = ss_min_numel(c);
-    k[1] = op->input.ndim;
-    k[2] = (int64_t)op->elem_size;
-    k[3] = (unsigned)c->dtype < SS_DTYPE_COUNT ? dtype_rank[c->dtype] : 99;
-    k[4] = c->explicit_values != 0;
-    k[5] = alias_rank(op);
-    k[6] = params;
-    k[7] = op->input_storage_numel + (op->src_aliased ? 0 : op->src_storage_numel);
+    int64_t prog_params = 0;
+    k[0] = ss_min_program_size(c->program, &prog_params);
+    k[1] = ss_min_numel(c);
+    k[2] = op->input.ndim;
+    k[3] = (int64_t)op->elem_size;
+    k[4] = (unsigned)c->dtype < SS_DTYPE_COUNT ? dtype_rank[c->dtype] : 99;
+    k[5] = c->explicit_values != 0;
+    k[6] = alias_rank(op);
+    k[7] = params + prog_params;
+    k[8] = op->input_storage_numel + (op->src_aliased ? 0 : op->src_storage_numel);
 }
 
 int ss_min_compare(const ss_case *a, const ss_case *b) {
-    int64_t ka[8], kb[8];
+    int64_t ka[KEYS], kb[KEYS];
     order_key(a, ka);
     order_key(b, kb);
-    for (int i = 0; i < 8; i++)
+    for (int i = 0; i < KEYS; i++)
         if (ka[i] != kb[i]) return ka[i] < kb[i] ? -1 : 1;
     return 0;
 }
@@ -273,6 +278,16 @@ static void candidates(const ss_case *c, clist *l) {
     if (slice_of(op, &wd, &len)) return;
     int64_t v[4];
 
+    if (c->program) {   /* steps and views before shapes */
+        ss_program *edits[3 * SS_PROG_MAX_STEPS + SS_PROG_MAX_RETURNS];
+        const int ne = ss_min_program_edits(c->program, edits, (int)(sizeof edits / sizeof edits[0]));
+        for (int i = 0; i < ne; i++) {
+            ss_case *k = push(l, c);
+            if (!k) { while (i < ne) ss_program_free(edits[i++]); return; }
+            ss_program_free(k->program);
+            k->program = edits[i];
+        }
+    }
     const int slack = has_slack(op);
     EDIT(if (fit(k)) pop(l));
     if (c->explicit_values)
@@ -359,9 +374,15 @@ static void candidates(const ss_case *c, clist *l) {
 
 /* ---- the loop ---------------------------------------------------------- */
 
-/* Candidate i is worth a predicate call: smaller, and well formed. */
+/* Candidate i is worth a predicate call: smaller, and well formed (its
+ * program too: the reference runs it or refuses it by PyTorch's rules). */
 static int viable(const ss_case *cand, const ss_case *cur, size_t max_bytes, ss_plan *plan) {
-    return ss_min_compare(cand, cur) < 0 && ss_plan_build_limited(&cand->op, max_bytes, plan, NULL) == 0;
+    if (ss_min_compare(cand, cur) >= 0 || ss_plan_build_limited(&cand->op, max_bytes, plan, NULL)) return 0;
+    if (!cand->program) return 1;
+    ss_prog_result res;
+    const ss_prog_status st = ss_prog_ref_check(cand, plan, &res);
+    ss_prog_result_free(&res);
+    return st == SS_PROG_OK || st == SS_PROG_REFUSED;
 }
 
 int ss_minimize(ss_case *c, const ss_min_opts *opts, ss_min_pred pred, void *user,

@@ -9,13 +9,19 @@
  * it still fails with the same signature. It stops when no single step is
  * kept (1-minimal with respect to these steps) or a budget runs out.
  *
+ * A case's program (ss_program.h) shrinks first: steps go (with the steps
+ * that use what they defined), a view or read is replaced by its source,
+ * returned values go, writes take their plainest spelling; a candidate whose
+ * program the reference finds invalid is never tried.
+ *
  * Size order (lexicographic, every component a non-negative integer, so
- * minimization terminates): largest storage numel, rank, element size, dtype
+ * minimization terminates): the program's steps, largest storage numel, rank, element size, dtype
  * simplicity (uint8 < int8 < bool < int16 < ... < complex128), explicit
  * values, aliasing (separate < src with the slice's strides < other aliased),
  * then the sum of |parameters| (sizes, strides, offsets, |dim|, |start|,
  * |end|, step - 1, fill seed != 0; a null bound counts 0, an explicit one 1 +
- * its magnitude), then the total numel of the storages.
+ * its magnitude; the program's kinds, constants, bounds and returns), then
+ * the total numel of the storages.
  *
  * Ownership: ss_minimize edits *c in place; meta and expect are kept as they
  * are. The predicate must not keep pointers into the case it is given. */
@@ -25,6 +31,7 @@
 #include "ss_case.h"
 #include "ss_check.h"
 #include "ss_plan.h"
+#include "ss_program.h"
 
 /* 1 when `c` (with its validated plan) still fails with the signature being
  * minimized, 0 otherwise. */
@@ -56,7 +63,13 @@ int ss_min_is_minimal(const ss_case *c, size_t max_bytes, ss_min_pred pred, void
 /* Compare in the size order: <0 when a is smaller, 0 equal, >0 larger. */
 int ss_min_compare(const ss_case *a, const ss_case *b);
 
-/* The largest storage numel of a case (the order's first component). */
+/* ss_min_program.c: up to cap edited copies of p, each one step smaller or
+ * simpler (the caller frees them); and p's step count, its parameters' sum
+ * in *params. */
+int ss_min_program_edits(const ss_program *p, ss_program **out, int cap);
+int64_t ss_min_program_size(const ss_program *p, int64_t *params);
+
+/* The largest storage numel of a case (the order's first component after a program's steps). */
 int64_t ss_min_numel(const ss_case *c);
 
 /* The usual signature: `target` under `opts` still gives verdict `want`
