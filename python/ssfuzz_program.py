@@ -240,6 +240,8 @@ class _Reader:
         of = self.name(v, "view" if method in views else "any")
         step = dict(op="view" if method in views else "read", name=None, of=of, kind=method)
         a = call.args
+        if method in ("permute", "flip") and call.keywords:
+            self.fail("%s takes its dims positionally: `%s.%s(1, 0)`" % (method, of, method), call)
         if method == "permute":
             dims = self.ints(a[0], "permute's dims") if len(a) == 1 and isinstance(a[0], (ast.Tuple, ast.List)) \
                 else [self.int_(e, "a dim") for e in a]

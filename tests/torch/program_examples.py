@@ -148,6 +148,7 @@ REFUSED = [
     (prog(*["x.add_(1)"] * 17), "line 18", "more than 16 steps"),
     (prog("a = x[1:"), "line 2", "line 2"),          # Python's own words differ by release
     (prog("x.index_put_((torch.tensor([0]),), 3)"), "line 2", "torch.tensor(K"),
+    (prog("a = x.permute(dims=(1, 0))"), "line 2", "positionally"),
     (prog("exec('import os')"), "line 2", "method call"),
     (prog("a = eval('x')"), "line 2", "tensor method or torch.FUNCTION"),
 ]
