@@ -19,6 +19,7 @@ import ast
 import json
 import re
 import sys
+import warnings
 
 __all__ = ["ProgramError", "parse"]
 
@@ -450,7 +451,9 @@ def parse(source):
     if len(source) > MAX_SOURCE:
         raise ProgramError("the program source is %d characters; at most %d" % (len(source), MAX_SOURCE))
     try:
-        tree = ast.parse(source)
+        with warnings.catch_warnings():          # Python's own SyntaxWarnings are noise here
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source)
     except SyntaxError as exc:
         raise ProgramError("line %s: %s" % (exc.lineno, exc.msg))
     except (RecursionError, MemoryError, ValueError) as exc:
