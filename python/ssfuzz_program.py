@@ -455,7 +455,8 @@ def parse(source):
             warnings.simplefilter("ignore")
             tree = ast.parse(source)
     except SyntaxError as exc:
-        raise ProgramError("line %s: %s" % (exc.lineno, exc.msg))
+        raise ProgramError("line %s: %s" % (exc.lineno, exc.msg) if exc.lineno else
+                           "the program source does not parse: %s" % exc.msg)
     except (RecursionError, MemoryError, ValueError) as exc:
         raise ProgramError("the program source does not parse: %s" % type(exc).__name__)
     fn = _function(tree)
