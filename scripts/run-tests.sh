@@ -18,17 +18,20 @@ trap 'rm -rf "$log"' EXIT
 run_cmocka() {   # label binary
     local label=$1 bin=$2 out="$log/$(basename "$2").$1.out"
     "$bin" >"$out" 2>&1
-    local rc=$? p f
-    p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$out" | tail -1)
-    f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$out" | tail -1)
-    p=${p:-0} f=${f:-0}
+    local rc=$? p f s
+    # cmocka's closing lines: "[  PASSED  ] 1 test(s)." and, when there are any,
+    # "[  SKIPPED ] 5 test(s), listed below:" (the per-test lines name a test, no count)
+    p=$(sed -n 's/^\[  PASSED  \] \([0-9][0-9]*\) test.*/\1/p' "$out" | tail -1)
+    f=$(sed -n 's/^\[  FAILED  \] \([0-9][0-9]*\) test.*/\1/p' "$out" | tail -1)
+    s=$(sed -n 's/^\[  SKIPPED \] \([0-9][0-9]*\) test.*/\1/p' "$out" | tail -1)
+    p=${p:-0} f=${f:-0} s=${s:-0}
     if [ "$rc" != 0 ] && [ "$f" = 0 ]; then f=1; fi   # crashed before its summary
-    passed=$((passed + p)) failed=$((failed + f))
+    passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
     if [ "$f" != 0 ]; then
         failures+=("$label $(basename "$bin")")
         sed -n '/\[  FAILED  \]\|\[  ERROR   \]\|ERROR:\|runtime error\|FAIL\|error:/p' "$out" | head -40
     fi
-    printf '%-8s %-28s %s passed, %s failed\n' "$label" "$(basename "$bin")" "$p" "$f"
+    printf '%-8s %-28s %s passed, %s failed, %s skipped\n' "$label" "$(basename "$bin")" "$p" "$f" "$s"
 }
 
 echo "== build (normal)"

@@ -24,8 +24,11 @@ static void usage(FILE *f) {
         "  --max-bytes N     byte budget of one case's storages (default %zu)\n"
         "  -q, --quiet       print only failures and the summary\n"
         "Emulator targets run under every schedule.\n"
-        "exit: 0 every expectation holds, 1 one failed, 2 invalid case or usage,\n"
-        "      3 a requested target unavailable\n",
+        "Prints SKIP CASE TARGET: why for each expectation not checked.\n"
+        "exit: 0 every expectation checked holds, 1 one failed, 2 invalid case or usage,\n"
+        "      3 a requested target unavailable, or a torch range that cannot be judged\n"
+        "      (the running torch's version is not PEP 440), 4 nothing was checked\n"
+        "      (every expectation skipped)\n",
         (size_t)SS_DEFAULT_MAX_BYTES);
 }
 
@@ -33,7 +36,8 @@ typedef struct regress {
     const ss_target *requested[SS_MAX_TARGETS];
     size_t n_requested;
     int quiet, json, exit_code, oom;
-    size_t n_cases, n_invalid;
+    size_t n_cases, n_invalid, n_errors;
+    size_t n_checked;        /* expectations that ran and were judged, held or failed */
     ss_check_list checks;
 } regress;
 
@@ -44,10 +48,17 @@ static void record(regress *g, const char *path, const char *target, const char 
     if (st == SS_CHECK_FAILED) {
         if (!g->json) printf("FAIL %s %s: %s\n", path, target, msg);   /* a result: stdout */
         g->exit_code = ss_exit_worse(g->exit_code, SS_EXIT_FINDING);
+    } else if (st == SS_CHECK_ERROR && strcmp(target, "(case)")) {
+        /* the case is valid, but this target's expectation cannot be judged here */
+        fprintf(stderr, "ERROR %s %s: %s\n", path, target, msg);
+        g->exit_code = ss_exit_worse(g->exit_code, SS_EXIT_TARGET);
+        g->n_errors++;
     } else if (st == SS_CHECK_ERROR) {
         fprintf(stderr, "%s: invalid: %s\n", path, msg);
         g->exit_code = ss_exit_worse(g->exit_code, SS_EXIT_USAGE);
         g->n_invalid++;
+    } else if (st == SS_CHECK_SKIPPED && !g->quiet && !g->json) {
+        printf("SKIP %s %s: %s\n", path, target, msg);
     }
 }
 
@@ -81,6 +92,12 @@ static size_t choose(regress *g, const char *path, const ss_expect *x, const ss_
             snprintf(msg, sizeof msg, "unavailable: %s", why);
             record(g, path, t->name, NULL, SS_CHECK_SKIPPED, 0, "", msg, NULL, 0);
             if (g->n_requested) g->exit_code = ss_exit_worse(g->exit_code, SS_EXIT_TARGET);
+            continue;
+        }
+        if (k == SS_EXPECT_UNJUDGED) {   /* not run: no verdict of it could be judged */
+            char msg[600];
+            ss_expect_unjudged_why(x, t, msg, sizeof msg);
+            record(g, path, t->name, NULL, SS_CHECK_ERROR, 0, "unjudged-version", msg, NULL, 0);
             continue;
         }
         run[n++] = t;
@@ -136,16 +153,23 @@ static void check_case(regress *g, ss_replay_ctx *rc, const char *path) {
                o.seconds, o.signature, o.message, has_diff ? &s->res.diff : NULL, rc->plan.op.input.ndim);
         k = j;
     }
-    size_t held = 0, skipped = 0, failed = 0;
+    size_t held = 0, skipped = 0, failed = 0, errors = 0;
     for (size_t i = before; i < g->checks.n; i++) {
         held += g->checks.r[i].status == SS_CHECK_HELD;
         failed += g->checks.r[i].status == SS_CHECK_FAILED;
         skipped += g->checks.r[i].status == SS_CHECK_SKIPPED;
+        errors += g->checks.r[i].status == SS_CHECK_ERROR;
     }
-    if (!g->quiet && !g->json && !failed)
+    /* a held `reject` is not a record of its own, but the reference was checked */
+    const size_t ref_held = x.reject && r.ref_status == SS_RUN_REJECTED;
+    g->n_checked += held + failed + ref_held;
+    if (!g->quiet && !g->json && !failed && !errors && !held && !ref_held)
+        printf("SKIP %s: nothing checked (%zu skipped)\n", path, skipped);
+    else if (!g->quiet && !g->json && !failed && !errors)
         printf("ok %s: %zu expectation%s hold%s%s", path, held, held == 1 ? "" : "s", held == 1 ? "s" : "",
                skipped ? "" : "\n");
-    if (!g->quiet && !g->json && !failed && skipped) printf(" (%zu skipped)\n", skipped);
+    if (!g->quiet && !g->json && !failed && !errors && (held || ref_held) && skipped)
+        printf(" (%zu skipped)\n", skipped);
     ss_replay_case_result_free(&r);
 }
 
@@ -234,6 +258,10 @@ int ss_cmd_regress(int argc, char **argv) {
     }
     size_t c[4] = {0};
     for (size_t i = 0; i < g.checks.n; i++) c[g.checks.r[i].status]++;
+    /* Silence is no verdict: when every expectation was skipped, say so and
+     * exit 4 rather than 0 (a worse code already set says more). */
+    const int nothing = g.n_cases > g.n_invalid && !g.n_checked;
+    if (nothing && g.exit_code == SS_EXIT_OK) g.exit_code = SS_EXIT_NOTHING_CHECKED;
     if (g.json) {
         cJSON *doc = ss_regress_json(&g.checks, g.n_cases, g.n_invalid, secs);
         char *text = doc ? cJSON_Print(doc) : NULL;
@@ -242,9 +270,12 @@ int ss_cmd_regress(int argc, char **argv) {
         free(text);
         cJSON_Delete(doc);
     } else {
-        printf("regress: %zu case%s, %zu check%s: %zu held, %zu failed, %zu skipped, %zu invalid case%s (%.2f s)\n",
-               g.n_cases, g.n_cases == 1 ? "" : "s", c[0] + c[1], c[0] + c[1] == 1 ? "" : "s", c[0], c[1],
-               c[2], g.n_invalid, g.n_invalid == 1 ? "" : "s", secs);
+        char errs[48] = "";
+        if (g.n_errors) snprintf(errs, sizeof errs, ", %zu unjudged", g.n_errors);
+        printf("regress: %zu case%s, %zu check%s: %zu held, %zu failed, %zu skipped%s, %zu invalid case%s "
+               "(%.2f s)%s\n", g.n_cases, g.n_cases == 1 ? "" : "s", c[0] + c[1], c[0] + c[1] == 1 ? "" : "s",
+               c[0], c[1], c[2], errs, g.n_invalid, g.n_invalid == 1 ? "" : "s", secs,
+               nothing ? "; nothing was checked" : "");
     }
     ss_check_list_free(&g.checks);
     ss_pathlist_free(&files);
