@@ -59,14 +59,30 @@ int ss_check_prepare(ss_check_ctx *ctx, const ss_case *c, const ss_plan *plan,
     }
     ss_fill_case(c, &ctx->init_in, &ctx->init_src);
     ctx->dtype = (int)c->dtype;
+    ctx->program = c->program;
     ss_storage_copy(&ctx->ref_in, &ctx->init_in);
     ss_storage_copy(&ctx->ref_src, &ctx->init_src);
     *ref_status = ss_ref_run(plan, &ctx->ref_in, &ctx->ref_src, why, why_len);
     return *ref_status == SS_RUN_FAILED ? -1 : 0;
 }
 
+int ss_check_runs_programs(const ss_target *t) {
+    /* Kernel engines take one slice write (a plan); programs need an engine
+     * that runs Python. Until the torch engine's descriptor says it runs them,
+     * no engine does. */
+    (void)t;
+    return 0;
+}
+
 void ss_check_target(ss_check_ctx *ctx, const ss_plan *plan, ss_run_status ref_status,
                      const ss_target *t, const ss_run_opts *opts, ss_check_result *res) {
+    if (ctx->program && !ss_check_runs_programs(t)) {
+        memset(res, 0, sizeof *res);
+        res->verdict = SS_TARGET_UNAVAILABLE;
+        res->ref_status = ref_status;
+        snprintf(res->why, sizeof res->why, "%s", SS_CHECK_NOT_APPLICABLE);
+        return;
+    }
     /* Everything zero but the reason text, which only needs its terminator;
      * the diff is zeroed by ss_compare, or below where it is not called. */
     res->verdict = SS_AGREE;

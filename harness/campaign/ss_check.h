@@ -39,6 +39,7 @@ typedef struct ss_check_ctx {
     size_t max_bytes;         /* byte budget (see ss_plan_build_limited); 0 = default */
     int value_type;           /* 1 + the prepared case's ss_dtype, copied into each diff */
     int nan_payload_is_finding;   /* 1: a NaN-bits-only difference is a mismatch, not nan-payload */
+    const struct ss_program *program;   /* the prepared case's program (not owned), or NULL */
 } ss_check_ctx;
 
 void ss_check_ctx_init(ss_check_ctx *ctx);
@@ -57,8 +58,14 @@ typedef struct ss_check_result {
 int ss_check_prepare(ss_check_ctx *ctx, const ss_case *c, const ss_plan *plan,
                      ss_run_status *ref_status, char *why, size_t why_len);
 /* Run one target on a fresh copy of the initial storages (left in ctx->tgt_*)
- * and judge it against the prepared reference. */
+ * and judge it against the prepared reference. A program case on a target
+ * whose engine does not run programs (emu, cuda, plugins: ss_check_runs_programs)
+ * is SS_TARGET_UNAVAILABLE, "not applicable: program cases run on torch
+ * targets only", never a finding. */
 void ss_check_target(ss_check_ctx *ctx, const ss_plan *plan, ss_run_status ref_status,
                      const ss_target *t, const ss_run_opts *opts, ss_check_result *res);
+/* 1 when t's engine runs program cases. */
+int ss_check_runs_programs(const ss_target *t);
+#define SS_CHECK_NOT_APPLICABLE "not applicable: program cases run on torch targets only"
 
 #endif
