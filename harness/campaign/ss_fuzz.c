@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "ss_check.h"
+#include "ss_confirm.h"
 #include "ss_fuzz.h"
 #include "ss_minimize.h"
 #include "ss_plan_build.h"
@@ -175,6 +176,7 @@ static void on_finding(fz_worker_state *w, const ss_case *c0, const ss_plan *pla
         if (rc < 0) snprintf(line, sizeof line, "%s on %s: cannot write the reproducer: %s: %s",
                              kind, t->name, err.field, err.msg);
         else ss_report_line(&m, &f, path, rc == 1, line, sizeof line);
+        if (rc == 1) ss_confirm_finding(path, line, sizeof line);   /* torch: its script, standalone */
         ss_report_key(&m, &f, bug, sizeof bug);
         send_finding(w, ti, (int)ro->schedule, kind, bug, rc < 0 ? NULL : path, rc == 1, line, rc < 0);
         ss_case_free(&m);
@@ -510,6 +512,7 @@ static void on_message(fz_parent *P, fz_proc *w, const fz_msg *m) {
     if (m->type == MSG_FINDING) {
         const ss_target *t = P->cfg->targets[m->target];
         ss_summary_add(P->sum, m->kind, t->name, sched_of(t, m->sched), m->bug, m->file, m->is_new);
+        if (m->is_new && m->file[0]) ss_confirm_tally(P->sum, m->file);
         if (m->unwritten) unwritten(P, m->index, m->line);
         else if (m->line[0] && (m->is_new || !m->file[0])) log_line(P, m->index, m->line);
         return;

@@ -284,6 +284,8 @@ int ss_summary_write(const char *dir, const ss_summary *s, ss_error *err) {
              cJSON_AddNumberToObject(root, "nan_payload", (double)s->nan_payload) &&
              add_examples(root, s) &&
              cJSON_AddNumberToObject(root, "unwritten", (double)s->unwritten) &&
+             cJSON_AddNumberToObject(root, "confirmed", (double)s->confirmed) &&
+             cJSON_AddNumberToObject(root, "unconfirmed", (double)s->unconfirmed) &&
              cJSON_AddNumberToObject(root, "unique_findings", (double)s->n_bugs) &&
              cJSON_AddNumberToObject(root, "hits", (double)ss_summary_hits(s)) &&
              cJSON_AddStringToObject(root, "stopped_by", s->stopped_by ? s->stopped_by : "time") &&

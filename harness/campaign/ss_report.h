@@ -89,6 +89,7 @@ typedef struct ss_summary {
     long nan_payload;          /* runs whose storages differed only in NaNs' bits */
     char error_example[240], nan_example[240];   /* the first of each, "TARGET: what" */
     long unwritten;            /* findings whose reproducer could not be written */
+    long confirmed, unconfirmed;   /* new torch findings whose standalone script did / did not reproduce */
     ss_summary_sig *sigs;
     size_t n, cap;
     char (*bugs)[160];         /* distinct dedup keys (ss_report_key): the unique findings */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "ss_check.h"
 #include "ss_cli.h"
+#include "ss_confirm.h"
 #include "ss_files.h"
 #include "ss_plan_build.h"
 #include "ss_replay.h"
@@ -24,6 +25,8 @@ static void usage(FILE *f) {
         "  --case-timeout S  time limit of a crash/timeout reproducer's target, which runs in a\n"
         "                    child process (default 10)\n"
         "  -q, --quiet       print only failures and the summary\n"
+        "  --confirm         a torch finding's exported script is run in a fresh interpreter;\n"
+        "                    the result goes into the case file's meta.confirmed\n"
         "  --json            print the results as one JSON document on stdout (every run of\n"
         "                    every case: target, schedule, verdict, detail)\n"
         "  --nan-payload-is-finding  storages differing only in NaNs' bits are a mismatch\n"
@@ -88,12 +91,12 @@ int ss_cmd_replay(int argc, char **argv) {
     ss_replay_opts_init(&o);
     o.use_meta = 1;
     const char *dump_dir = NULL;
-    int quiet = 0, json = 0;
+    int quiet = 0, json = 0, confirm = 0;
     static const struct option longopts[] = {
         {"target", required_argument, 0, 't'}, {"schedule", required_argument, 0, 's'},
         {"seed", required_argument, 0, 'S'},   {"dump", required_argument, 0, 'd'},
         {"max-bytes", required_argument, 0, 'm'}, {"quiet", no_argument, 0, 'q'},
-        {"case-timeout", required_argument, 0, 'T'}, {"json", no_argument, 0, 'J'},
+        {"case-timeout", required_argument, 0, 'T'}, {"json", no_argument, 0, 'J'}, {"confirm", no_argument, 0, 'C'},
         {"nan-payload-is-finding", no_argument, 0, 'N'},
         {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     optind = 1;
@@ -128,6 +131,7 @@ int ss_cmd_replay(int argc, char **argv) {
         }
         case 'q': quiet = 1; break;
         case 'J': json = 1; break;
+        case 'C': confirm = 1; break;
         case 'N': o.nan_payload_is_finding = 1; break;
         case 'h': usage(stdout); return SS_EXIT_OK;
         default: usage(stderr); return SS_EXIT_USAGE;
@@ -173,6 +177,11 @@ int ss_cmd_replay(int argc, char **argv) {
         } else if (r.report && (!quiet || r.exit_code != SS_EXIT_OK)) {
             fputs(r.report, stdout);
         }
+        for (size_t k = 0; confirm && k < r.runs; k++)   /* the first torch finding: its script, standalone */
+            if (ss_verdict_is_finding(r.run[k].res.verdict) &&
+                ss_confirm_replayed(files.paths[i], r.run[k].target, r.run[k].schedule,
+                                    ss_verdict_name(r.run[k].res.verdict), json ? stderr : stdout) != SS_CONFIRM_NOT_TRIED)
+                break;
         if (dump_dir && r.ran) {
             char stem[1024];
             dump_stem(&files, i, stem, sizeof stem);

@@ -79,6 +79,7 @@ static int take_global_options(int *argc, char **argv) {
                 return -1;
             }
             ss_torch_set_python(v);
+            ss_cli_export_python(v);
             continue;
         }
         if (global_value(*argc, argv, &i, "--plugin", &v)) {
@@ -99,6 +100,7 @@ static int take_global_options(int *argc, char **argv) {
 int main(int argc, char **argv) {
     if (take_global_options(&argc, argv)) return SS_EXIT_USAGE;
     atexit(ss_engines_shutdown);
+    ss_cli_export_register();
     if (argc < 2) { usage(stderr); return SS_EXIT_USAGE; }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || (!strcmp(argv[1], "help") && argc == 2)) {
         usage(stdout);

@@ -16,4 +16,9 @@ int ss_cmd_triage(int argc, char **argv);
 int ss_cmd_gen(int argc, char **argv);
 int ss_cmd_version(int argc, char **argv);
 
+/* Records each global --python, in order: export --issue tries each. */
+void ss_cli_export_python(const char *path);
+/* Registers export's script writer for torch findings' confirmation (fuzz, replay --confirm). */
+void ss_cli_export_register(void);
+
 #endif

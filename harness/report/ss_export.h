@@ -1,13 +1,19 @@
-/* ss_export.h - pieces of the PyTorch reproducer script that `ssfuzz export --torch` prints. */
+/* ss_export.h - `ssfuzz export --torch`: a standalone PyTorch script that reproduces a case
+ * as it was found (mode, form, spelling), and `--issue`: an upstream-ready Markdown report.
+ *
+ * Ownership: every function writes into a FILE or a path the caller names; nothing
+ * returned needs freeing. */
 #ifndef SS_EXPORT_H
 #define SS_EXPORT_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include "ss_case.h"
+#include "ss_error.h"
 #include "ss_pyexpr.h"
 
 /* Python source that follows the case's constants and programs (DTYPE,
- * INPUT_VIEW, ..., INPUT_BYTES, X_SHAPE, SPELLING, PROGRAMS, one function per spelling). */
+ * INPUT_VIEW, ..., MODE, FORM, DEVICE, SHARED_SOURCE, PROGRAMS, one function per spelling). */
 extern const char ss_export_torch_body[];
 
 /* How user code writes the in-place update (the torch engine's names), NULL-terminated:
@@ -19,5 +25,50 @@ int ss_export_spelling_valid(const char *name);
  * (`x[:, 1:] = x[:, :-1]`, `x[:, 1:].copy_(x[:, :-1])`, ...), the PROGRAMS
  * table of their one-line texts, and finish_scatter_return. */
 void ss_export_programs(FILE *f, const ss_case *c, const ss_pyexpr *e);
+/* The statement(s) of spelling `s` for the case, lines separated by "\n". */
+void ss_export_statement(const char *spelling, const ss_case *c, const ss_pyexpr *e, char *out, size_t n);
+
+/* What the script runs by default (mode may also be one mode as meta.torch names it,
+ * "compile-dynamic-cpu", which sets the device too). NULL fields come from the case's meta.torch
+ * (mode "compile-dynamic-cpu" gives mode compile-dynamic and device cpu; form;
+ * spelling), else mode all, form x-input, device all, spelling setitem. mode and
+ * form may be comma lists: modes eager, compile, compile-dynamic, all; forms
+ * x-input, storage-input, two-inputs, user, all. */
+typedef struct ss_export_opts {
+    const char *mode, *form, *spelling, *device;
+    size_t max_bytes;                  /* largest storages exported; 0: SS_EXPORT_MAX_BYTES */
+    const uint8_t *input_bytes;        /* replace the case's input storage bytes (NULL: its fill) */
+    const uint8_t *src_bytes;          /* and its separate src storage's */
+    const char *label;                 /* the case's name in the script's first comment */
+} ss_export_opts;
+
+#define SS_EXPORT_MAX_BYTES ((size_t)16 << 20)
+
+/* The defaults a case gives (meta.torch) with o's fields over them; 0, or -1
+ * with err naming the field (an unknown mode, form, spelling or device). */
+typedef struct ss_export_defaults { char mode[64], form[80], spelling[24], device[8]; } ss_export_defaults;
+int ss_export_resolve(const ss_case *c, const ss_export_opts *o, ss_export_defaults *d, ss_error *err);
+
+/* The whole script for c into f. 0, or -1 with err (invalid case, storages over
+ * max_bytes, an unknown option value, out of memory). */
+int ss_export_torch(FILE *f, const ss_case *c, const ss_export_opts *o, ss_error *err);
+/* The same, written atomically to path. */
+int ss_export_torch_file(const char *path, const ss_case *c, const ss_export_opts *o, ss_error *err);
+
+/* ---- --issue ------------------------------------------------------------ */
+
+typedef struct ss_issue_opts {
+    const char *const *pythons;        /* interpreters to try (each one's torch is a release tried) */
+    size_t n_pythons;
+    double timeout_s;                  /* per script run */
+    const ss_export_opts *export_opts; /* mode, form, spelling overrides */
+    int quiet;                         /* 1: no progress lines on stderr */
+} ss_issue_opts;
+
+/* The Markdown report of the torch case at case_path, written atomically to
+ * out_path: title, a repro of at most ten lines, expected against actual
+ * values, releases tried and their verdicts, the first wrong compile stage,
+ * the environment. 0, or -1 with err. */
+int ss_export_issue(const char *case_path, const char *out_path, const ss_issue_opts *o, ss_error *err);
 
 #endif

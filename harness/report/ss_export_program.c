@@ -35,6 +35,14 @@ static void statement(int i, const ss_case *c, const ss_pyexpr *e, const char *a
     (void)c;
 }
 
+void ss_export_statement(const char *spelling, const ss_case *c, const ss_pyexpr *e, char *out, size_t n) {
+    char args[128];
+    int i = 0;
+    while (ss_export_spellings[i] && strcmp(ss_export_spellings[i], spelling)) i++;
+    scatter_args(&c->op, args, sizeof args);
+    statement(ss_export_spellings[i] ? i : 0, c, e, args, out, n);
+}
+
 static void py_string(FILE *f, const char *s) {
     fputc('\'', f);
     for (; *s; s++) {

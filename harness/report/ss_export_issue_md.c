@@ -1,0 +1,403 @@
+/* ss_export_issue_md.c - the upstream report as Markdown: title, a repro of at most ten lines
+ * written as user code, expected against actual values, releases and verdicts, the stage. */
+#include <cjson/cJSON.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ss_exit.h"
+#include "ss_export_issue.h"
+#include "ss_files.h"
+#include "ss_storage.h"
+#include "ss_text.h"
+#include "ss_value_fmt.h"
+
+#define REPRO_MAX_LINES 10
+#define SHOW_ALL_MAX 32   /* storages up to this many elements are listed whole */
+
+static const char *str(const cJSON *o, const char *k) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static int wrong(const char *verdict) { return verdict && (!strcmp(verdict, "differ") || !strcmp(verdict, "raised")); }
+
+/* The run of `kind` and `form` (NULL: any but user) in a script's --actual-out. */
+static const cJSON *find_run(const ss_issue_run *r, const char *kind, const char *form, int must_be_wrong) {
+    const cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(r->actual, "runs")) {
+        const char *k = str(e, "kind"), *f = str(e, "form");
+        if (!k || strcmp(k, kind)) continue;
+        if (form ? !f || strcmp(f, form) : f && !strcmp(f, "user")) continue;
+        if (!must_be_wrong || wrong(str(e, "verdict"))) return e;
+    }
+    return NULL;
+}
+
+/* Hex from a script's JSON into bytes (at most cap); the number of bytes, or -1. */
+static long unhex(const char *h, uint8_t *out, size_t cap) {
+    if (!h) return -1;
+    const size_t n = strlen(h);
+    if (n % 2 || n / 2 > cap) return -1;
+    for (size_t i = 0; i < n / 2; i++) {
+        unsigned v;
+        if (sscanf(h + 2 * i, "%2x", &v) != 1) return -1;
+        out[i] = (uint8_t)v;
+    }
+    return (long)(n / 2);
+}
+
+typedef struct issue_pick {
+    const cJSON *run;           /* the user-form run the repro shows */
+    const ss_issue_run *from;   /* whose documents (values, expectation) */
+    int arange;                 /* 1: the repro's values are 0, 1, 2, ... */
+    int reproduced;             /* 0: no user-form run was wrong: the repro is unverified */
+    const cJSON *found;         /* the as-found run that is wrong (first python) */
+} issue_pick;
+
+static const char *const kinds[] = {"automatic", "compile-dynamic", "compile", "eager"};
+
+static void pick(const ss_issue *iss, issue_pick *p) {
+    memset(p, 0, sizeof *p);
+    for (int k = 0; k < 4 && iss->n_runs && !p->found; k++) p->found = find_run(&iss->runs[0], kinds[k], NULL, 1);
+    for (int k = 0; k < 4 && iss->has_arange && !p->run; k++)
+        if ((p->run = find_run(&iss->arange, kinds[k], "user", 1))) p->from = &iss->arange, p->arange = 1;
+    for (int k = 0; k < 4 && iss->n_runs && !p->run; k++)
+        if ((p->run = find_run(&iss->runs[0], kinds[k], "user", 1))) p->from = &iss->runs[0];
+    p->reproduced = p->run != NULL;
+    if (!p->run && p->found) {   /* show the user form of the wrong kind anyway, marked unverified */
+        const char *k = str(p->found, "kind");
+        p->from = iss->has_arange && iss->arange.actual ? &iss->arange : &iss->runs[0];
+        p->arange = p->from == &iss->arange;
+        p->run = find_run(p->from, k, "user", 0);
+    }
+}
+
+/* The storage's values as one Python list, or NULL when too long (then only differences). */
+static void values_list(FILE *f, const ss_case *c, const uint8_t *b, long nbytes) {
+    const size_t es = c->op.elem_size;
+    fputc('[', f);
+    for (long i = 0; i < nbytes / (long)es; i++) {
+        char v[64];
+        ss_value_number(c->dtype, b + i * es, v, sizeof v);
+        fprintf(f, "%s%s", i ? ", " : "", v);
+    }
+    fputc(']', f);
+}
+
+/* 1 when a tensor must be built on `device` (the script's device name), not on the cpu. */
+static int device_arg(const char *device) {
+    if (!device || !strcmp(device, "cpu") || strlen(device) > 16) return 0;
+    for (const char *p = device; *p; p++)
+        if (!(*p >= 'a' && *p <= 'z')) return 0;
+    return 1;
+}
+
+/* "torch.arange(4, dtype=torch.uint8)", ".view(2, 2)" when the name's shape has more dims. */
+static void arange_expr(char *out, size_t n, int64_t first, int64_t count, const char *dtype, const int64_t *shape,
+                        int ndim, const char *device) {
+    char view[160] = "", dev[32] = "";
+    if (ndim > 1) {
+        size_t k = (size_t)snprintf(view, sizeof view, ".view(");
+        for (int d = 0; d < ndim && k < sizeof view; d++)
+            k += (size_t)snprintf(view + k, sizeof view - k, "%s%" PRId64, d ? ", " : "", shape[d]);
+        if (k < sizeof view) snprintf(view + k, sizeof view - k, ")");
+    }
+    if (device_arg(device)) snprintf(dev, sizeof dev, ", device='%s'", device);
+    if (first) snprintf(out, n, "torch.arange(%" PRId64 ", %" PRId64 ", dtype=torch.%s%s)%s", first, first + count,
+                        dtype, dev, view);
+    else snprintf(out, n, "torch.arange(%" PRId64 ", dtype=torch.%s%s)%s", count, dtype, dev, view);
+}
+
+/* A tensor of the case's own values: torch.tensor([...]) for small storages. */
+static int literal_expr(char *out, size_t n, const ss_case *c, const uint8_t *b, int64_t count, const int64_t *shape,
+                        int ndim, const char *device) {
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) return -1;
+    fputs("torch.tensor(", f);
+    values_list(f, c, b, (long)(count * (int64_t)c->op.elem_size));
+    fprintf(f, ", dtype=torch.%s%s%s%s)", ss_dtype_name(c->dtype), device_arg(device) ? ", device='" : "",
+            device_arg(device) ? device : "", device_arg(device) ? "'" : "");
+    if (ndim > 1) {
+        fputs(".view(", f);
+        for (int d = 0; d < ndim; d++) fprintf(f, "%s%" PRId64, d ? ", " : "", shape[d]);
+        fputc(')', f);
+    }
+    const int ok = !fclose(f) && len < n && !strstr(text, "nan") && !strstr(text, "inf");
+    if (ok) snprintf(out, n, "%s", text);
+    free(text);
+    return ok ? 0 : -1;
+}
+
+static int shape_of(const cJSON *a, int64_t *shape, int *ndim, int64_t *numel) {
+    *ndim = 0;
+    *numel = 1;
+    const cJSON *d;
+    cJSON_ArrayForEach(d, a) {
+        if (!cJSON_IsNumber(d) || *ndim >= SS_MAX_NDIM || d->valuedouble < 0 || d->valuedouble > 1e9) return -1;
+        shape[(*ndim)++] = (int64_t)d->valuedouble;
+        *numel *= (int64_t)d->valuedouble;
+    }
+    return *ndim ? 0 : -1;
+}
+
+/* The first call of the automatic switch, on the shapes the script used (its values:
+ * start, start + 1, ... wrapping at 100, as the script's `dense` makes them). */
+static void first_call_arg(char *out, size_t n, const cJSON *shape, int64_t start, const ss_case *c, const char *dev) {
+    int64_t s[SS_MAX_NDIM], numel;
+    int nd;
+    if (shape_of(shape, s, &nd, &numel)) { snprintf(out, n, "None"); return; }
+    const char *dt = ss_dtype_name(c->dtype);
+    if (c->dtype != SS_BOOL && start + numel <= 100) {
+        arange_expr(out, n, start, numel, dt, s, nd, dev);
+        return;
+    }
+    char view[160] = "";
+    if (nd > 1) {
+        size_t k = (size_t)snprintf(view, sizeof view, ".view(");
+        for (int d = 0; d < nd && k < sizeof view; d++)
+            k += (size_t)snprintf(view + k, sizeof view - k, "%s%" PRId64, d ? ", " : "", s[d]);
+        if (k < sizeof view) snprintf(view + k, sizeof view - k, ")");
+    }
+    snprintf(out, n, "(torch.arange(%" PRId64 ", %" PRId64 ") %% %d).to(torch.%s)%s", start, start + numel,
+             c->dtype == SS_BOOL ? 2 : 100, dt, view);
+}
+
+typedef struct md_job { const ss_issue *iss; } md_job;
+
+/* The repro: at most ten lines, user code. Returns its line count, or -1 when it cannot be written. */
+static int repro(FILE *f, const ss_issue *iss, const issue_pick *p, const uint8_t *in, const uint8_t *src,
+                 const char *expected_comment) {
+    const ss_case *c = iss->c;
+    const ss_pyexpr *e = &iss->expr;
+    const char *kind = str(p->run, "kind") ? str(p->run, "kind") : "eager", *dev = str(p->run, "device");
+    const char *dt = ss_dtype_name(c->dtype);
+    char stmt[4 * SS_PYEXPR_LEN + 512], xs[4096], ys[4096] = "";
+    ss_export_statement(iss->how.spelling, c, e, stmt, sizeof stmt);
+    const int64_t n = c->op.input_storage_numel, m = c->op.src_aliased ? 0 : c->op.src_storage_numel;
+    if (p->arange) {
+        arange_expr(xs, sizeof xs, 0, n, dt, e->x_shape, e->x_ndim, dev);
+        if (m) arange_expr(ys, sizeof ys, n, m, dt, e->y_shape, e->y_ndim, dev);
+    } else if (n + m > SHOW_ALL_MAX || literal_expr(xs, sizeof xs, c, in, n, e->x_shape, e->x_ndim, dev) ||
+               (m && literal_expr(ys, sizeof ys, c, src, m, e->y_shape, e->y_ndim, dev))) {
+        return -1;
+    }
+    int lines = 0;
+    const int scatter_return = !strcmp(iss->how.spelling, "scatter-return");
+    fputs("```python\nimport torch\n", f);
+    lines++;
+    if (!strcmp(kind, "automatic")) fputs("@torch.compile\n", f), lines++;
+    else if (!strcmp(kind, "compile-dynamic")) fputs("@torch.compile(dynamic=True)\n", f), lines++;
+    else if (!strcmp(kind, "compile")) fputs("@torch.compile(dynamic=False)\n", f), lines++;
+    fprintf(f, "def f(%s%s%s):\n    ", e->x, m ? ", " : "", m ? e->y : "");
+    lines += 2;
+    for (const char *s = stmt; *s; s++) {
+        if (*s == '\n') fputs("\n    ", f), lines++;
+        else fputc(*s, f);
+    }
+    fputc('\n', f);
+    const cJSON *first = cJSON_GetObjectItemCaseSensitive(p->run, "first_call_shapes");
+    if (!strcmp(kind, "automatic") && cJSON_IsArray(first)) {
+        char a[512], b[512] = "";
+        first_call_arg(a, sizeof a, cJSON_GetArrayItem(first, 0), 0, c, dev);
+        if (m) first_call_arg(b, sizeof b, cJSON_GetArrayItem(first, 1), 7, c, dev);
+        fprintf(f, "f(%s%s%s)  # another size first: the next call recompiles with dynamic shapes\n", a, m ? ", " : "", b);
+        lines++;
+    }
+    if (m) fprintf(f, "%s, %s = %s, %s\n", e->x, e->y, xs, ys);
+    else fprintf(f, "%s = %s\n", e->x, xs);
+    if (scatter_return) fprintf(f, "%s.copy_(f(%s%s%s))\n", e->target, e->x, m ? ", " : "", m ? e->y : "");
+    else fprintf(f, "f(%s%s%s)\n", e->x, m ? ", " : "", m ? e->y : "");
+    fprintf(f, "print(%s%s.tolist())%s%s\n```\n", e->x, e->x_ndim > 1 ? ".flatten()" : "",
+            expected_comment[0] ? "  # expected " : "", expected_comment);
+    return lines + 3;
+}
+
+static const char *stage_words(const char *stage) {
+    if (!stage) return NULL;
+    if (!strcmp(stage, "inductor"))
+        return "**inductor**: the program agrees under `backend=\"eager\"` (dynamo's graph alone) and under "
+               "`backend=\"aot_eager\"` (AOT autograd with functionalization), and is wrong only when inductor "
+               "compiles it";
+    if (!strcmp(stage, "aot"))
+        return "**AOT autograd / functionalization**: the program agrees under `backend=\"eager\"` (dynamo's "
+               "graph alone) and is already wrong under `backend=\"aot_eager\"`";
+    if (!strcmp(stage, "dynamo")) return "**dynamo**: the program is already wrong under `backend=\"eager\"` (dynamo's graph alone)";
+    return NULL;
+}
+
+/* "1 of 4 elements differ" between two storages; *first the first index. */
+static long count_diff(const uint8_t *a, const uint8_t *b, long nbytes, size_t es, long *first) {
+    long k = 0;
+    *first = -1;
+    for (long i = 0; i < nbytes / (long)es; i++)
+        if (memcmp(a + i * es, b + i * es, es)) { if (*first < 0) *first = i; k++; }
+    return k;
+}
+
+/* A Markdown table cell: inert, pipes escaped. */
+static void cell(FILE *f, const char *s) {
+    char safe[1200];
+    ss_text_inert(s ? s : "", safe, sizeof safe);
+    for (const char *p = safe; *p; p++) {
+        if (*p == '|') fputc('\\', f);
+        fputc(*p, f);
+    }
+}
+
+static void releases(FILE *f, const ss_issue *iss) {
+    fputs("## Releases tried\n\nThe exported script (`ssfuzz export --torch`), run in a fresh interpreter of each "
+          "release, in the mode and form the finding was made in and as user code:\n\n"
+          "| torch | python | exit | verdicts |\n|---|---|---|---|\n", f);
+    for (size_t i = 0; i < iss->n_runs; i++) {
+        const ss_issue_run *r = &iss->runs[i];
+        fputs("| ", f);
+        cell(f, str(r->actual, "torch") ? str(r->actual, "torch") : "?");
+        fputs(" | `", f);
+        cell(f, r->python);
+        fputs("` | ", f);
+        if (r->failure[0]) { fprintf(f, "%d | ", r->exit_code); cell(f, r->failure); fputs(" |\n", f); continue; }
+        fprintf(f, "%d | ", r->exit_code);
+        const cJSON *e;
+        int k = 0;
+        cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(r->actual, "runs")) {
+            char one[600];
+            snprintf(one, sizeof one, "%s%s: %s%s%s", k++ ? "; " : "", str(e, "mode") ? str(e, "mode") : "?",
+                     str(e, "verdict") ? str(e, "verdict") : "?", str(e, "stage") ? ", stage " : "",
+                     str(e, "stage") ? str(e, "stage") : "");
+            cell(f, one);
+        }
+        fputs(" |\n", f);
+    }
+}
+
+static int emit(FILE *f, const void *user) {
+    const md_job *j = user;
+    const ss_issue *iss = j->iss;
+    const ss_case *c = iss->c;
+    issue_pick p;
+    pick(iss, &p);
+    if (!p.run || !p.from || !p.from->expected) {
+        fprintf(f, "# ssfuzz: the case did not run as user code\n\nNo script run produced a result (%s).\n",
+                iss->n_runs && iss->runs[0].failure[0] ? iss->runs[0].failure : "see the exported script");
+        return 0;
+    }
+    const size_t es = c->op.elem_size, cap = (size_t)c->op.input_storage_numel * es;
+    uint8_t *want = malloc(cap + 1), *got = malloc(cap + 1), *src = NULL;
+    uint8_t *in = malloc(cap + 1);
+    long nw = -1, ng = -1;
+    if (want && got && in) {
+        nw = unhex(str(p.from->expected, "input"), want, cap);
+        ng = unhex(str(p.run, "input"), got, cap);
+    }
+    /* the case's own values for a literal repro: the script's expectation knows them only
+       after the write, so they are regenerated here */
+    if (in) {
+        ss_storage si = {0}, ss = {0};
+        if (!ss_storage_reserve(&si, cap, 0) &&
+            !ss_storage_reserve(&ss, c->op.src_aliased ? 0 : (size_t)c->op.src_storage_numel * es, 0)) {
+            ss_fill_case(c, &si, &ss);
+            memcpy(in, ss_storage_data(&si), cap);
+            if (!c->op.src_aliased && (src = malloc(ss.bytes + 1))) memcpy(src, ss_storage_data(&ss), ss.bytes);
+        }
+        ss_storage_free(&si);
+        ss_storage_free(&ss);
+    }
+    long first = -1, ndiff = nw == (long)cap && ng == nw ? count_diff(want, got, nw, es, &first) : -1;
+    const int64_t n = c->op.input_storage_numel;
+    const char *kind = str(p.run, "kind") ? str(p.run, "kind") : "eager";
+    const char *verdict = str(p.run, "verdict"), *dev = str(p.run, "device");
+    const char *torch_v = str(p.from->actual, "torch");
+    char stmt[4 * SS_PYEXPR_LEN + 512], comment[600] = "";
+    ss_export_statement(iss->how.spelling, c, &iss->expr, stmt, sizeof stmt);
+    for (char *s = stmt; *s; s++) if (*s == '\n') *s = ';';
+    if (nw > 0 && n <= 16) {
+        char *t = NULL;
+        size_t tl = 0;
+        FILE *g = open_memstream(&t, &tl);
+        if (g) {
+            values_list(g, c, want, nw);
+            if (!fclose(g) && tl < sizeof comment) snprintf(comment, sizeof comment, "%s", t);
+            free(t);
+        }
+    }
+    /* title: the symptom in one line */
+    const char *how = !strcmp(kind, "automatic") ? "torch.compile writes wrong values once it recompiles with dynamic shapes"
+                    : !strcmp(kind, "compile-dynamic") ? "torch.compile(dynamic=True) writes wrong values"
+                    : !strcmp(kind, "compile") ? "torch.compile writes wrong values" : "eager PyTorch writes wrong values";
+    if (verdict && !strcmp(verdict, "raised")) how = "torch.compile raises where eager runs";
+    fprintf(f, "# %s for `%.160s` (%s, %s", how, stmt, ss_dtype_name(c->dtype), dev ? dev : "cpu");
+    if (ndiff > 0) fprintf(f, ": %ld of %" PRId64 " elements", ndiff, n);
+    fputs(")\n\n", f);
+    fprintf(f, "An in-place slice write whose source reads the same storage, `%.300s`, %s.\n", stmt,
+            !strcmp(kind, "automatic") ? "is right on the first size a compiled function sees and wrong from the "
+                                         "second size on, when dynamo recompiles it with dynamic shapes"
+            : !strcmp(kind, "compile-dynamic") ? "is wrong under `torch.compile(dynamic=True)`; eager is right"
+            : !strcmp(kind, "compile") ? "is wrong under `torch.compile`; eager is right" : "is wrong in eager mode");
+    fputs("The expected values follow PyTorch's documented meaning: the right-hand side is read completely before "
+          "any element is written (as if it were cloned).\n\n## Reproduce\n\n", f);
+    int lines = repro(f, iss, &p, in, src, comment);
+    if (lines < 0) fputs("(the values do not fit a short repro: see the attached script)\n", f);
+    if (!p.reproduced)
+        fputs("\nNote: this user-code form did **not** reproduce here; the exported script in the form the "
+              "finding was made in does (see the releases below).\n", f);
+    fputs("\n## Expected and actual\n\n", f);
+    if (ndiff >= 0) {
+        fprintf(f, "`%s` after the call%s, torch %s on %s:\n\n", iss->expr.x, iss->expr.x_ndim > 1 ? " (flattened)" : "",
+                torch_v ? torch_v : "?", dev ? dev : "cpu");
+        if (n <= SHOW_ALL_MAX) {
+            fputs("```\nexpected: ", f);
+            values_list(f, c, want, nw);
+            fputs("\nactual:   ", f);
+            values_list(f, c, got, ng);
+            fputs("\n```\n\n", f);
+        }
+        fprintf(f, "%ld of %" PRId64 " elements differ", ndiff, n);
+        for (long i = 0, shown = 0; ndiff > 0 && i < (long)n && shown < 8; i++) {
+            if (!memcmp(want + i * es, got + i * es, es)) continue;
+            char a[64], b[64];
+            ss_value_number(c->dtype, want + i * es, a, sizeof a);
+            ss_value_number(c->dtype, got + i * es, b, sizeof b);
+            fprintf(f, "%s index %ld: expected %s, got %s", shown++ ? ";" : ":", i, a, b);
+        }
+        fputs(ndiff > 8 ? "; ...\n" : ".\n", f);
+    } else {
+        const char *why = str(p.run, "error");
+        fputs("The compiled run raised: `", f);
+        cell(f, why ? why : "(no message)");
+        fputs("`\n", f);
+    }
+    fputc('\n', f);
+    releases(f, iss);
+    fputs("\n## Compile stage\n\n", f);
+    const cJSON *st = p.found && str(p.found, "stage") ? p.found : p.run;
+    const char *words = stage_words(str(st, "stage"));
+    if (words) fprintf(f, "Rerun under each backend (`torch.compile(backend=...)`, same mode and form): first wrong stage %s.\n", words);
+    else if (!strcmp(kind, "eager")) fputs("Eager mode: no compiler stage is involved.\n", f);
+    else fputs("Not determined (the stage reruns did not run).\n", f);
+    fputs("\n## Environment\n\n", f);
+    const ss_issue_run *r0 = iss->n_runs ? &iss->runs[0] : &iss->arange;
+    fprintf(f, "- torch %s, python %s, %s\n", str(r0->actual, "torch") ? str(r0->actual, "torch") : "?",
+            str(r0->actual, "python") ? str(r0->actual, "python") : "?",
+            str(r0->actual, "platform") ? str(r0->actual, "platform") : "?");
+    const char *found_by = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c->meta, "found_by"));
+    char safe[600], quoted[700];
+    ss_text_inert(found_by ? found_by : "", safe, sizeof safe);
+    fprintf(f, "- %s ssfuzz %s%s%s%s: mode %s, form `%s`, spelling `%s`\n", found_by ? "found by" : "a hand-written case, reported by",
+            SS_VERSION, found_by ? " (`" : "", safe, found_by ? "`)" : "", iss->how.mode, iss->how.form, iss->how.spelling);
+    if (ss_shell_quote(iss->case_path, quoted, sizeof quoted) < 0) snprintf(quoted, sizeof quoted, "CASE");
+    ss_text_inert(quoted, safe, sizeof safe);
+    fprintf(f, "- the case exactly as found: `ssfuzz export --torch %s > repro.py && python repro.py` (exit 1: the "
+            "wrong result reproduced; `--stage` names the first wrong stage)\n", safe);
+    free(want);
+    free(got);
+    free(in);
+    free(src);
+    return lines > REPRO_MAX_LINES ? -1 : 0;
+}
+
+int ss_issue_write(const char *path, const ss_issue *iss, ss_error *err) {
+    const md_job j = {iss};
+    return ss_write_atomic_with(path, emit, &j, err);
+}

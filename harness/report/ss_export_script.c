@@ -1,0 +1,249 @@
+/* ss_export_script.c - the exported script: the case's constants, its defaults (mode, form,
+ * spelling, device, from meta.torch or options), the shared refusal module, the programs, the body. */
+#include <cjson/cJSON.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ss_escape.h"
+#include "ss_exit.h"
+#include "ss_export.h"
+#include "ss_files.h"
+#include "ss_plan_build.h"
+#include "ss_storage.h"
+
+/* harness/engines/ss_torch_program.py, built in: the torch worker loads it too. */
+extern const char ss_torch_program_py[];
+
+static const char *const mode_words[] = {"eager", "compile", "compile-dynamic", "all", NULL};
+static const char *const form_words[] = {"x-input", "storage-input", "two-inputs", "user", "all", NULL};
+static const char *const device_words[] = {"cpu", "cuda", "all", NULL};
+
+static int in_list(const char *const *list, const char *w, size_t n) {
+    for (int i = 0; list[i]; i++)
+        if (strlen(list[i]) == n && !strncmp(list[i], w, n)) return 1;
+    return 0;
+}
+
+/* A comma list of known words (nothing else ever reaches the script's source). */
+static int check_words(const char *field, const char *v, const char *const *list, size_t cap, ss_error *err) {
+    if (!*v || strlen(v) >= cap) return ss_fail(err, field, "must be 1 to %zu characters", cap - 1);
+    for (const char *p = v;;) {
+        const char *e = strchr(p, ',');
+        const size_t n = e ? (size_t)(e - p) : strlen(p);
+        if (!in_list(list, p, n)) {
+            char known[160] = "";
+            for (int i = 0; list[i]; i++) snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "", list[i]);
+            return ss_fail(err, field, "unknown value '%.*s' (%s)", (int)(n > 40 ? 40 : n), p, known);
+        }
+        if (!e) return 0;
+        p = e + 1;
+    }
+}
+
+/* meta.torch.mode "compile-dynamic-cpu": the mode and the device. */
+static int split_meta_mode(const char *field, const char *m, ss_export_defaults *d, ss_error *err) {
+    const char *dash = strrchr(m, '-');
+    const size_t n = dash ? (size_t)(dash - m) : 0;
+    if (!dash || !in_list(mode_words, m, n) || !strncmp(m, "all", n) || !in_list(device_words, dash + 1, strlen(dash + 1)) ||
+        !strcmp(dash + 1, "all"))
+        return ss_fail(err, field, "unknown mode '%.40s' (eager-cpu, compile-cpu, compile-dynamic-cpu or their "
+                       "-cuda forms; --mode overrides)", m);
+    snprintf(d->mode, sizeof d->mode, "%.*s", (int)n, m);
+    snprintf(d->device, sizeof d->device, "%s", dash + 1);
+    return 0;
+}
+
+static const char *meta_string(const ss_case *c, const char *key) {
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(c->meta, "torch");
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(t, key);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+int ss_export_resolve(const ss_case *c, const ss_export_opts *o, ss_export_defaults *d, ss_error *err) {
+    snprintf(d->mode, sizeof d->mode, "all");
+    snprintf(d->form, sizeof d->form, "x-input");
+    snprintf(d->spelling, sizeof d->spelling, "setitem");
+    snprintf(d->device, sizeof d->device, "all");
+    const char *mm = meta_string(c, "mode"), *mf = meta_string(c, "form"), *ms = meta_string(c, "spelling");
+    if (!o->mode && mm) SS_TRY(split_meta_mode("meta.torch.mode", mm, d, err));
+    if (!o->form && mf) {
+        SS_TRY(check_words("meta.torch.form", mf, form_words, sizeof d->form, err));
+        snprintf(d->form, sizeof d->form, "%s", mf);
+    }
+    if (!o->spelling && ms) {
+        if (!ss_export_spelling_valid(ms)) return ss_fail(err, "meta.torch.spelling", "unknown spelling (--spelling overrides)");
+        snprintf(d->spelling, sizeof d->spelling, "%s", ms);
+    }
+    if (o->mode) {   /* a mode list, or one mode as meta.torch names it ("compile-dynamic-cpu") */
+        if (check_words("--mode", o->mode, mode_words, sizeof d->mode, err) == 0)
+            snprintf(d->mode, sizeof d->mode, "%s", o->mode);
+        else if (strchr(o->mode, ',') || split_meta_mode("--mode", o->mode, d, NULL))
+            return -1;   /* err says which word is unknown */
+    }
+    if (o->form) {
+        SS_TRY(check_words("--form", o->form, form_words, sizeof d->form, err));
+        snprintf(d->form, sizeof d->form, "%s", o->form);
+    }
+    if (o->spelling) {
+        if (!ss_export_spelling_valid(o->spelling))
+            return ss_fail(err, "--spelling", "unknown spelling '%.40s' (setitem, setitem-clone, copy, scatter-copy, "
+                           "scatter-return, clone-scatter, index-put)", o->spelling);
+        snprintf(d->spelling, sizeof d->spelling, "%s", o->spelling);
+    }
+    if (o->device) {
+        if (!in_list(device_words, o->device, strlen(o->device)))
+            return ss_fail(err, "--device", "unknown device '%.40s' (cpu, cuda, all)", o->device);
+        snprintf(d->device, sizeof d->device, "%s", o->device);
+    }
+    return 0;
+}
+
+static const char *torch_dtype(ss_dtype t) {
+    static const char *const names[SS_DTYPE_COUNT] = {
+        "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
+        "float64", "complex64", "complex128"};
+    return names[t];
+}
+
+static void py_tuple(FILE *f, const int64_t *v, int n) {
+    fputc('(', f);
+    for (int d = 0; d < n; d++) fprintf(f, "%s%" PRId64, d ? ", " : "", v[d]);
+    fputs(n == 1 ? ",)" : ")", f);
+}
+
+static void py_view(FILE *f, const char *name, const ss_view *v) {
+    fprintf(f, "%s = dict(size=", name);
+    py_tuple(f, v->sizes, v->ndim);
+    fputs(", stride=", f);
+    py_tuple(f, v->strides, v->ndim);
+    fprintf(f, ", storage_offset=%" PRId64 ")\n", v->offset);
+}
+
+static void py_opt(FILE *f, int has, int64_t v) {
+    if (has) fprintf(f, "%" PRId64, v);
+    else fputs("None", f);
+}
+
+static void py_bytes(FILE *f, const char *name, const uint8_t *data, size_t n) {
+    fprintf(f, "%s = bytes.fromhex(\"\"\"", name);
+    for (size_t i = 0; i < n; i++) fprintf(f, "%s%02x", i % 32 ? "" : "\n", data[i]);
+    fputs("\n\"\"\")\n", f);
+}
+
+static void py_comment(FILE *f, const char *label, const char *text) {
+    char clean[400];
+    ss_text_sanitize(text, clean, sizeof clean);
+    fprintf(f, "# %s%s\n", label, clean);
+}
+
+/* A Python string literal of any text: every quote and backslash escaped. */
+static void py_long_string(FILE *f, const char *s) {
+    fputs("'''", f);
+    for (; *s; s++) {
+        if (*s == '\\' || *s == '\'') fputc('\\', f);
+        fputc(*s, f);
+    }
+    fputs("'''", f);
+}
+
+static void emit(FILE *f, const ss_case *c, const ss_plan *p, const uint8_t *in, size_t in_bytes,
+                 const uint8_t *src, size_t src_bytes, const ss_export_defaults *d, const char *label) {
+    ss_pyexpr e;
+    ss_pyexpr_derive(c, &e);
+    const ss_op *op = &p->op;
+    fputs("#!/usr/bin/env python3\n", f);
+    py_comment(f, "ssfuzz " SS_VERSION " export --torch of ", label ? label : "a case");
+    static const char *const keys[] = {"title", "upstream", "found_by", "target", "schedule", "signature"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        const cJSON *it = cJSON_GetObjectItemCaseSensitive(c->meta, keys[i]);
+        char lab[32];
+        snprintf(lab, sizeof lab, "%s: ", keys[i]);
+        if (cJSON_IsString(it)) py_comment(f, lab, it->valuestring);
+    }
+    fputs("#\n# The program: ", f);
+    fputs(e.line, f);
+    fprintf(f, "\n# (%s = the input storage as shape ", e.x);
+    py_tuple(f, e.x_shape, e.x_ndim);
+    if (!op->src_aliased) {
+        fprintf(f, ", %s = the src storage as shape ", e.y);
+        py_tuple(f, e.y_shape, e.y_ndim);
+    }
+    fputs(")\n"
+          "# Expected: torch.slice_scatter on CPU (step passed explicitly), the written slice stored\n"
+          "# back through the input view. Actual: the program in place, run as the torch engine runs\n"
+          "# it: eager; torch.compile(dynamic=False); torch.compile(dynamic=True) and the automatic\n"
+          "# switch to dynamic shapes (a first call on another size); in the engine's forms x-input,\n"
+          "# storage-input, two-inputs, or as user code (form user). One verdict line per run.\n"
+          "# Exit: the worst of 1 differ (or a compiled run raised where eager runs, or an invalid\n"
+          "# case ran), 2 error, 3 refused (PyTorch's overlap check), 0 agree.\n"
+          "# usage: python3 SCRIPT [--mode M] [--form F] [--device D] [--spelling S] [--stage]\n"
+          "#                       [--expected-out F] [--actual-out F]\n"
+          "import argparse\nimport collections\nimport itertools\nimport json\nimport os\nimport sys\n"
+          "import platform\nimport tempfile\nimport types\n\nimport torch\n\n", f);
+    fprintf(f, "DTYPE = torch.%s\nELEM_SIZE = %zu\n", torch_dtype(c->dtype), op->elem_size);
+    py_view(f, "INPUT_VIEW", &op->input);
+    py_view(f, "SRC_VIEW", &op->src);
+    fprintf(f, "SRC_ALIASED = %s\n", op->src_aliased ? "True" : "False");
+    fprintf(f, "DIM = %" PRId64 "\nSTART = ", op->dim);
+    py_opt(f, op->has_start, op->start);
+    fputs("\nEND = ", f);
+    py_opt(f, op->has_end, op->end);
+    fprintf(f, "\nSTEP = %" PRId64 "\n", op->step);
+    fprintf(f, "INVALID = %s  # the input view has internal overlap: every engine must reject it\n",
+            p->internal_overlap ? "True" : "False");
+    py_bytes(f, "INPUT_BYTES", in, in_bytes);
+    if (op->src_aliased) fputs("SRC_BYTES = None\n", f);
+    else py_bytes(f, "SRC_BYTES", src, src_bytes);
+    fputs("X_SHAPE = ", f);
+    py_tuple(f, e.x_shape, e.x_ndim);
+    fputs("\nY_SHAPE = ", f);
+    if (op->src_aliased) fputs("None", f);
+    else py_tuple(f, e.y_shape, e.y_ndim);
+    /* defaults: as found (meta.torch) unless the export's options said otherwise */
+    fprintf(f, "\nSPELLING = '%s'\nMODE = '%s'\nFORM = '%s'\nDEVICE = '%s'\n", d->spelling, d->mode, d->form, d->device);
+    fputs("\n# harness/engines/ss_torch_program.py, as the torch worker loads it (PyTorch's overlap refusals)\n"
+          "SHARED_SOURCE = ", f);
+    py_long_string(f, ss_torch_program_py);
+    fputc('\n', f);
+    ss_export_programs(f, c, &e);
+    fputs(ss_export_torch_body, f);
+}
+
+int ss_export_torch(FILE *f, const ss_case *c, const ss_export_opts *o, ss_error *err) {
+    ss_export_defaults d;
+    ss_plan plan;
+    SS_TRY(ss_export_resolve(c, o, &d, err));
+    const size_t max = o->max_bytes ? o->max_bytes : SS_EXPORT_MAX_BYTES;
+    SS_TRY(ss_plan_build_limited(&c->op, max, &plan, err));
+    const size_t es = c->op.elem_size;
+    ss_storage in = {0}, src = {0};
+    int rc = -1;
+    if (ss_storage_reserve(&in, (size_t)c->op.input_storage_numel * es, 0) ||
+        ss_storage_reserve(&src, c->op.src_aliased ? 0 : (size_t)c->op.src_storage_numel * es, 0)) {
+        ss_fail(err, "export", "out of memory");
+        goto done;
+    }
+    ss_fill_case(c, &in, &src);
+    emit(f, c, &plan, o->input_bytes ? o->input_bytes : ss_storage_data(&in), in.bytes,
+         o->src_bytes ? o->src_bytes : ss_storage_data(&src), src.bytes, &d, o->label);
+    rc = 0;
+done:
+    ss_storage_free(&in);
+    ss_storage_free(&src);
+    return rc;
+}
+
+typedef struct { const ss_case *c; const ss_export_opts *o; ss_error *err; } file_job;
+
+static int emit_job(FILE *f, const void *user) {
+    const file_job *j = user;
+    return ss_export_torch(f, j->c, j->o, j->err);
+}
+
+int ss_export_torch_file(const char *path, const ss_case *c, const ss_export_opts *o, ss_error *err) {
+    ss_error inner = {0};
+    const file_job j = {c, o, &inner};
+    if (ss_write_atomic_with(path, emit_job, &j, err) == 0) return 0;
+    if (inner.msg[0]) *err = inner;   /* the export's own reason, not "gave up" */
+    return -1;
+}
