@@ -295,7 +295,9 @@ int ss_cmd_fuzz(int argc, char **argv) {
     for (size_t i = 0; i < cfg.n_targets; i++) {
         const char *why = ss_fuzz_probe_unavailable(cfg.targets[i]);
         if (why) {
-            fprintf(stderr, "ssfuzz fuzz: target %s is unavailable: %s\n", cfg.targets[i]->name, why);
+            char shown[1024];   /* an engine's words (a torch worker's, a plugin's): shown inert */
+            ss_text_inert(why, shown, sizeof shown);
+            fprintf(stderr, "ssfuzz fuzz: target %s is unavailable: %s\n", cfg.targets[i]->name, shown);
             return SS_EXIT_TARGET;
         }
     }

@@ -117,7 +117,7 @@ int ss_cmd_minimize(int argc, char **argv) {
         ss_case_free(&cs);
         return SS_EXIT_USAGE;
     }
-    char shown[160];   /* the case file's words, or the user's: shown inert */
+    char shown[1024];   /* the case file's words, or the user's: shown inert */
     if (!(p.target = ss_target_find(target))) {
         ss_text_inert(target, shown, sizeof shown);
         fprintf(stderr, "ssfuzz minimize: %s: unknown target '%s' (ssfuzz targets lists them)\n",
@@ -128,7 +128,8 @@ int ss_cmd_minimize(int argc, char **argv) {
     target = p.target->name;   /* meta's string goes when meta is rewritten */
     const char *why = p.target->unavailable(p.target);
     if (why) {
-        fprintf(stderr, "ssfuzz minimize: target %s is unavailable: %s\n", target, why);
+        ss_text_inert(why, shown, sizeof shown);   /* an engine's words: shown inert */
+        fprintf(stderr, "ssfuzz minimize: target %s is unavailable: %s\n", target, shown);
         ss_case_free(&cs);
         return SS_EXIT_TARGET;
     }
