@@ -10,6 +10,7 @@
 #include "ss_regress_out.h"
 #include "ss_replay.h"
 #include "ss_result_json.h"
+#include "ss_text.h"
 
 static void usage(FILE *f) {
     fprintf(f,
@@ -45,6 +46,12 @@ static void record(regress *g, const char *path, const char *target, const char 
                    ss_check_status st, double secs, const char *sig, const char *msg,
                    const ss_diff *diff, int ndim) {
     if (ss_check_list_add(&g->checks, path, target, schedule, st, secs, sig, msg, diff, ndim)) g->oom = 1;
+    /* file names and engines' words (a torch worker's, a plugin's) are untrusted: shown inert */
+    char shown_path[4096], shown_msg[2048];
+    ss_text_inert(path, shown_path, sizeof shown_path);
+    ss_text_inert(msg, shown_msg, sizeof shown_msg);
+    path = shown_path;
+    msg = shown_msg;
     if (st == SS_CHECK_FAILED) {
         if (!g->json) printf("FAIL %s %s: %s\n", path, target, msg);   /* a result: stdout */
         g->exit_code = ss_exit_worse(g->exit_code, SS_EXIT_FINDING);
