@@ -16,6 +16,7 @@
 #include "ss_minimize.h"
 #include "ss_plan_build.h"
 #include "ss_program.h"
+#include "ss_program_py.h"
 #include "ss_program_ref.h"
 #include "ss_storage.h"
 #include "ss_value_fmt.h"
@@ -653,6 +654,70 @@ static void test_minimize_program(void **state) {
     ss_case_free(&c);
 }
 
+/* ---- the Python printer ---------------------------------------------------- */
+
+static void test_python_lines(void **state) {
+    (void)state;
+    static const char *const want =
+        "def program(x, src):\n"
+        "    a = x[:-1:2]\n"
+        "    b = x[:]\n"
+        "    c = x.as_strided((2, 2), (1, 1), 1)\n"
+        "    d = c.transpose(0, 1)\n"
+        "    e = c.diagonal(0, 0, 1)\n"
+        "    f = x.unfold(0, 2, 2)\n"
+        "    g = f.permute(1, 0)\n"
+        "    h = x.view(torch.int16)\n"
+        "    r = torch.sum(g, 1, dtype=g.dtype)\n"
+        "    s = torch.slice_scatter(x, r, 0, 0, 2, 1)\n"
+        "    t = s.flip((0,))\n"
+        "    x.copy_(torch.slice_scatter(x.clone(), src, 0, 1, None, 1))\n"
+        "    b.sub_(-2)\n"
+        "    x.index_put_((torch.tensor([0, -1, 0]),), torch.tensor(7, dtype=x.dtype, device=x.device), accumulate=True)\n"
+        "    e.zero_()\n"
+        "    return (t, h, x)\n";
+    char *text = tp_case_text("int32", 6, "[0,1,2,3,4,5]", every_step);
+    tp_run r;
+    tp_run_text(&r, text);
+    char *got = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&got, &len);
+    ss_program_py_function(f, &r.c, &r.plan);
+    fclose(f);
+    assert_string_equal(got, want);
+    free(got);
+    tp_run_free(&r);
+    free(text);
+    /* each write spelling, a 2-D case along dim 1 and along dim -1; select, reads, returns of one */
+    static const struct { const char *step, *line; } rows[] = {
+        {W("x", "setitem", "src", ",\"dim\":1,\"start\":1,\"end\":3"), "x[:, 1:3] = src"},
+        {W("x", "setitem-clone", "src", ",\"dim\":-1,\"start\":null,\"end\":-1,\"step\":2"), "x[..., :-1:2] = src.clone()"},
+        {W("x", "copy", "src", ",\"dim\":-2"), "x[..., 1:, :].copy_(src)"},
+        {W("x", "scatter-copy", "src", ""), "x.copy_(torch.slice_scatter(x, src, 0, 1, None, 1))"},
+        {W("x", "index-put", "r", ",\"dim\":1,\"start\":0,\"end\":3"),
+         "x.index_put_((torch.arange(x.shape[0]).view(-1, 1), torch.arange(x.shape[1])[0:3]), r)"},
+        {W("x", "index-put", "r", ",\"dim\":-1,\"start\":0,\"end\":3"),
+         "x.index_put_((torch.arange(x.shape[0]).view(-1, 1), torch.arange(x.shape[1])[0:3]), r)"},
+        {W("x", "index-put", "r", ""), "x.index_put_((torch.arange(x.shape[0])[1:],), r)"},
+        {V("a", "x", "select", ",\"dim\":1,\"index\":-1"), "a = x[:, -1]"},
+        {R("q", "x", "add", ",\"value\":-2"), "q = x - 2"},
+        {R("q", "x", "mul", ",\"value\":-2"), "q = x * -2"},
+        {R("q", "x", "neg", ""), "q = -x"},
+        {IP("x", "fill_", ",\"operand\":3"), "x.fill_(3)"},
+        {RET("\"x\""), "return (x,)"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        char prog[600];
+        snprintf(prog, sizeof prog, "[" R("r", "src", "clone", "") ",%s]", rows[i].step);
+        tp_run_case_shaped(&r, "int32", 12, "[0,1,2,3,4,5,6,7,8,9,10,11]", "[3,4]", prog);
+        char line[SS_PROGRAM_PY_LINE];
+        ss_program_py_step(&r.c, &r.plan, 1, line, sizeof line);
+        if (strcmp(line, rows[i].line)) print_error("row %zu: %s\n", i, line);
+        assert_string_equal(line, rows[i].line);
+        tp_run_free(&r);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_hostile),
@@ -666,6 +731,7 @@ int main(void) {
         cmocka_unit_test(test_generator_valid),
         cmocka_unit_test(test_generator_deterministic),
         cmocka_unit_test(test_minimize_program),
+        cmocka_unit_test(test_python_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -59,12 +59,25 @@ static ss_step blank(ss_step_op op) {
 
 static int defined(const gb *g, int n) { return n < g->p->nnames && g->names[n].defined; }
 
-/* A random defined name; views only when want_view; -1 when none. */
+/* 1 when a step defined name n and no step uses it yet: the next steps
+ * prefer those (a read before the write is used after it). */
+static int unused(const gb *g, int n) {
+    if (n < 2) return 0;
+    for (int k = 0; k < g->p->nsteps; k++)
+        if (ss_step_uses(&g->p->steps[k], n)) return 0;
+    return 1;
+}
+
+/* A random defined name; views only when want_view; -1 when none. Unused
+ * names first, most of the time. */
 static int pick(gb *g, int want_view, int want_read) {
     int cand[SS_PROG_MAX_NAMES], n = 0;
-    for (int i = 0; i < g->p->nnames; i++)
-        if (defined(g, i) && (!want_view || g->names[i].is_view) && (!want_read || !g->names[i].is_view))
-            cand[n++] = i;
+    const int fresh = chance(&g->r, 700);
+    for (int pass = fresh ? 0 : 1; pass < 2 && n == 0; pass++)
+        for (int i = 0; i < g->p->nnames; i++)
+            if (defined(g, i) && (!want_view || g->names[i].is_view) && (!want_read || !g->names[i].is_view) &&
+                (pass || unused(g, i)))
+                cand[n++] = i;
     return n ? cand[below(&g->r, n)] : -1;
 }
 
@@ -83,13 +96,14 @@ static int same_shape(const ss_prog_name_info *a, const ss_prog_name_info *b) {
     return 1;
 }
 
-/* A name (other than `not`) of t's shape and dtype, views first when prefer_view; -1 none. */
+/* A name (other than `not`) of t's shape and dtype: unused ones first, then
+ * views when prefer_view; -1 none. */
 static int pick_like(gb *g, int t, int not, int prefer_view) {
     int cand[SS_PROG_MAX_NAMES], n = 0;
-    for (int pass = 0; pass < 2 && n == 0; pass++)
+    for (int pass = 0; pass < 3 && n == 0; pass++)
         for (int i = 0; i < g->p->nnames; i++)
             if (i != not && defined(g, i) && same_shape(&g->names[i], &g->names[t]) &&
-                (pass || !prefer_view || g->names[i].is_view))
+                (pass > 0 || unused(g, i)) && (pass > 1 || !prefer_view || g->names[i].is_view || pass == 0))
                 cand[n++] = i;
     return n ? cand[below(&g->r, n)] : -1;
 }
@@ -97,13 +111,16 @@ static int pick_like(gb *g, int t, int not, int prefer_view) {
 static void new_name(gb *g, ss_step *s, int view) {
     char buf[16];
     const int k = view ? g->nview : g->nread;
-    const char *letters = view ? "abcdefgh" : (s->kind == SS_RK_SLICE_SCATTER ? "yz" : "rstuvw");
+    /* a slice_scatter result is "out" (explain's python line calls a separate src storage y) */
+    const int scatter = !view && s->kind == SS_RK_SLICE_SCATTER;
+    const char *letters = view ? "abcdefgh" : "rstuvw";
     const int nl = (int)strlen(letters);
-    if (k < nl) snprintf(buf, sizeof buf, "%c", letters[k]);
+    if (scatter) snprintf(buf, sizeof buf, "out");
+    else if (k < nl) snprintf(buf, sizeof buf, "%c", letters[k]);
     else snprintf(buf, sizeof buf, "%c%d", letters[0], k);
     int n = ss_program_add_name(g->p, buf);
     for (int extra = 0; n < 0 && extra < 100; extra++) {   /* taken: a numbered one */
-        snprintf(buf, sizeof buf, "%c%d", letters[0], 10 + extra);
+        snprintf(buf, sizeof buf, "%s%d", scatter ? "out" : (char[2]){letters[0], 0}, 10 + extra);
         n = ss_program_add_name(g->p, buf);
     }
     s->name = n;
@@ -197,9 +214,13 @@ static ss_step draw_view(gb *g) {
     return s;
 }
 
-static int64_t draw_const(gb *g, ss_dtype t, int64_t lo, int64_t hi) {
+/* A constant in [lo, hi] (never negative for uint8), avoiding `avoid` (0 for
+ * add/sub, 1 for mul: no-ops) most of the time. */
+static int64_t draw_const(gb *g, ss_dtype t, int64_t lo, int64_t hi, int64_t avoid) {
     if (t == SS_UINT8 || t == SS_BOOL) lo = lo < 0 ? 0 : lo;
-    return range(&g->r, lo, hi);
+    int64_t v = range(&g->r, lo, hi);
+    if (v == avoid && chance(&g->r, 800)) v = range(&g->r, lo, hi);
+    return v;
 }
 
 static ss_step draw_read(gb *g) {
@@ -214,7 +235,7 @@ static ss_step draw_read(gb *g) {
     switch (s.kind) {
     case SS_RK_ADD: case SS_RK_MUL:
         s.has_operand = 1;
-        s.operand.value = draw_const(g, b->dtype, -3, 3);
+        s.operand.value = draw_const(g, b->dtype, -3, 3, s.kind == SS_RK_MUL);
         break;
     case SS_RK_FLIP:
         for (int d = 0; d < nd; d++)
@@ -282,9 +303,9 @@ static ss_step draw_inplace(gb *g) {
     }
     /* another view of the same storage, a read, or a constant */
     const int o = s.kind == SS_IK_COPY || chance(&g->r, 600) ? pick_like(g, s.of, s.kind == SS_IK_COPY ? -1 : s.of, 1) : -1;
-    if (o >= 0) s.operand.name = o;
-    else if (s.kind == SS_IK_COPY) s.operand.name = s.of;
-    else s.operand.value = draw_const(g, t, -3, 3);
+    if (o >= 0 && !(o == s.of && chance(&g->r, 700))) s.operand.name = o;
+    else if (s.kind == SS_IK_COPY) { s.kind = SS_IK_FILL; s.operand.value = t == SS_BOOL ? 1 : range(&g->r, 0, 15); }
+    else s.operand.value = draw_const(g, t, -3, 3, s.kind == SS_IK_MUL);
     return s;
 }
 
@@ -317,6 +338,8 @@ static ss_step draw_return(gb *g) {
     int seen[SS_PROG_MAX_NAMES] = {0};
     const int want = (int)range(&g->r, 1, 3);
     if (g->scatter >= 0) { s.ret[s.nret++] = g->scatter; seen[g->scatter] = 1; }
+    for (int n = 2; n < g->p->nnames && s.nret < SS_PROG_MAX_RETURNS - 1; n++)   /* what nothing used yet */
+        if (!seen[n] && defined(g, n) && unused(g, n)) { seen[n] = 1; s.ret[s.nret++] = n; }
     for (int tries = 0; tries < 8 && s.nret < want; tries++) {
         const int n = chance(&g->r, 300) ? SS_NAME_X : pick(g, 0, 0);
         if (n >= 0 && !seen[n]) { seen[n] = 1; s.ret[s.nret++] = n; }
@@ -326,10 +349,14 @@ static ss_step draw_return(gb *g) {
 }
 
 static int choose_kind(gb *g, int last) {
-    if (last && g->on[SS_GP_RETURN] && g->p->nsteps > 0 && chance(&g->r, 500)) return SS_GP_RETURN;
+    int open_names = 0;
+    for (int n = 2; n < g->p->nnames; n++) open_names += defined(g, n) && unused(g, n);
+    if (last && g->on[SS_GP_RETURN] && g->p->nsteps > 0 && chance(&g->r, open_names ? 850 : 500))
+        return SS_GP_RETURN;
     unsigned w[SS_GP_KIND_COUNT] = {0};
-    w[SS_GP_VIEW] = g->written ? 1 : 3;
-    w[SS_GP_READ] = g->written ? 1 : 3;
+    /* a view or read in the last step would be used by nothing */
+    w[SS_GP_VIEW] = last ? 0 : g->written ? 1 : 3;
+    w[SS_GP_READ] = last ? 0 : g->written ? 1 : 3;
     w[SS_GP_WRITE] = g->written ? 1 : 5;
     w[SS_GP_INPLACE] = g->written || g->scatter >= 0 ? 5 : 1;
     w[SS_GP_INDEX_PUT] = 1;
@@ -400,6 +427,18 @@ static void draw_program(gb *g, int nsteps) {
     }
 }
 
+/* Views and reads nothing uses (nor returns) change nothing: they go. */
+static void drop_dead(gb *g) {
+    ss_program *p = g->p;
+    for (int i = p->nsteps - 1; i >= 0 && p->nsteps > 1; i--) {
+        const ss_step *s = &p->steps[i];
+        if ((s->op != SS_STEP_VIEW && s->op != SS_STEP_READ) || s->name < 0) continue;
+        int used = 0;
+        for (int k = i + 1; k < p->nsteps && !used; k++) used = ss_step_uses(&p->steps[k], s->name);
+        if (!used) ss_program_remove_step(p, i);
+    }
+}
+
 /* Runs the program on the small fill; drops steps from the end until it is
  * valid and exact. 0, or -1 when out of memory. */
 static int settle(gb *g) {
@@ -443,13 +482,15 @@ int ss_gen_program(const ss_gen_config *cfg, uint64_t seed, uint64_t index, ss_c
     c->program = g.p;
     const int was_small = c->fill_small;
     c->fill_small = 1;
-    draw_program(&g, (int)range(&g.r, 1, max));
+    /* the longest programs half the time: they have room for a read, the write and a use */
+    draw_program(&g, chance(&g.r, 500) ? max : (int)range(&g.r, 1, max));
     if (settle(&g)) {
         ss_program_free(g.p);
         c->program = NULL;
         c->fill_small = was_small;
         return -1;
     }
+    drop_dead(&g);   /* after settle: what a dropped step used may be dead now */
     if (g.p->nsteps == 0) {   /* nothing survived: the case's write alone */
         ss_step s = blank(SS_STEP_WRITE);
         s.kind = SS_SP_SETITEM_CLONE;

@@ -9,6 +9,8 @@
 #include "ss_cli.h"
 #include "ss_compare.h"
 #include "ss_picture.h"
+#include "ss_program_py.h"
+#include "ss_program_ref.h"
 #include "ss_pyexpr.h"
 #include "ss_escape.h"
 #include "ss_replay.h"
@@ -82,6 +84,28 @@ static const char *overlap_words(ss_overlap o) {
     return "?";
 }
 
+/* The program as Python lines (x and src as the case's views), and what the reference makes of it. */
+static void print_program(const ss_case *c, const ss_plan *p, const ss_pyexpr *e) {
+    /* x and src as python's names for the views (x = x[1:]; a whole storage needs no line) */
+    const char *first = "program:  ";
+    if (!e || strcmp(e->target, e->x)) { printf("%sx = %s\n", first, e ? e->target : "the input view"); first = "          "; }
+    printf("%ssrc = %s\n", first, e ? e->rhs : "the src view");
+    ss_program_py_lines(stdout, c, p, "          ");
+    ss_prog_result r;
+    char line[400];
+    switch (ss_prog_ref_check(c, p, &r)) {
+    case SS_PROG_OK: snprintf(line, sizeof line, "runs; returns %d value%s", r.nret, r.nret == 1 ? "" : "s"); break;
+    case SS_PROG_REFUSED:
+        snprintf(line, sizeof line, "refused at program[%d] (%s): %s", r.step,
+                 r.raises ? "PyTorch raises" : "no defined result", r.why);
+        break;
+    case SS_PROG_INVALID: snprintf(line, sizeof line, "invalid: %s: %s", r.err.field, r.err.msg); break;
+    default: snprintf(line, sizeof line, "not checked (out of memory)"); break;
+    }
+    ss_prog_result_free(&r);
+    wrapped("meaning:  ", line, 10);
+}
+
 static void print_plan(const char *path, const ss_case *c, const ss_plan *p) {
     const ss_op *op = &c->op;
     char shown[4096];   /* a file name is untrusted text too */
@@ -118,6 +142,7 @@ static void print_plan(const char *path, const ss_case *c, const ss_plan *p) {
         if (!e.exact && k < sizeof shapes) snprintf(shapes + k, sizeof shapes - k, " (as_strided: no indexing spells a view)");
         wrapped("          ", shapes, 10);
     }
+    if (c->program) print_program(c, p, ss_pyexpr_derive(c, &e) == 0 ? &e : NULL);
     if (p->internal_overlap)
         wrapped("valid:    no - ", "the input view has internal overlap (two indices share a storage element, "
                 "e.g. a stride-0 dim): an in-place write is ill-defined, every target must reject it", 10);
