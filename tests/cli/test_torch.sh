@@ -115,13 +115,4 @@ else
         && pass "torch without compile: its $n compile expectations reported skipped, with the reason" \
         || fail "torch without compile: compile expectations reported skipped" "missing:$missing; $(grep '^SKIP \|^regress' "$tmp/out" | head -4)"
 fi
-
-# A worker that dies or hangs mid-campaign is a finding; the campaign goes on.
-SSFUZZ_TORCH_TEST_FAULT=crash:40 "$SSFUZZ" fuzz -t torch:eager-cpu:setitem-clone --seed 3 --cases 60 \
-    --minimize-time 1 -q -o "$tmp/crash" >"$tmp/crash.out" 2>&1
-ls "$tmp"/crash/crash-torch_eager-cpu_setitem-clone-*.json >/dev/null 2>&1 && grep -q "60 cases" "$tmp/crash.out" \
-    && pass "a worker that crashes is a crash finding" || fail "worker crash" "$(tail -4 "$tmp/crash.out")"
-SSFUZZ_TORCH_TEST_FAULT=hang:40 "$SSFUZZ" fuzz -t torch:eager-cpu:setitem-clone --seed 3 --cases 60 \
-    --case-timeout 2 --minimize-time 1 -q -o "$tmp/hang" >"$tmp/hang.out" 2>&1
-ls "$tmp"/hang/timeout-torch_eager-cpu_setitem-clone-*.json >/dev/null 2>&1 && grep -q "60 cases" "$tmp/hang.out" \
-    && pass "a worker that hangs is a timeout finding" || fail "worker hang" "$(tail -4 "$tmp/hang.out")"
+# Worker crashes, hangs, errors and every other verdict class: test_torch_verdicts.sh.
