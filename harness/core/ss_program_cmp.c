@@ -170,7 +170,7 @@ static const char *share_words(int s) {
 }
 
 void ss_prog_diff_format(const ss_program *p, const ss_prog_diff *d, char *out, size_t n) {
-    char what[160] = "", idx[16 * 22 + 8] = "", exp[160], act[160], tail[160] = "";
+    char what[512] = "", idx[16 * 22 + 8] = "", exp[160], act[160], tail[160] = "";
     const char *name = p && d->name >= 0 && d->name < p->nnames ? p->names[d->name] : "?";
     size_t k = 0;
     for (int i = 0; i < d->ndim; i++)
