@@ -67,6 +67,20 @@ static int io_full(int fd, void *buf, size_t n, int writing) {
 
 static const char *sched_of(const ss_target *t, int s) { return ss_target_schedule(t, s); }
 
+uint64_t ss_fuzz_case_index(const ss_fuzz_config *cfg, uint64_t local) {
+    return cfg->shard_count > 1 ? local * cfg->shard_count + cfg->shard_index : local;
+}
+
+/* One past the last local case: the case limit after first_case, and never a
+ * local case whose index would pass 2^64 - 1. */
+static uint64_t local_limit(const ss_fuzz_config *cfg) {
+    const uint64_t n = cfg->shard_count > 1 ? cfg->shard_count : 1;
+    const uint64_t most = n > 1 ? (UINT64_MAX - cfg->shard_index) / n + 1 : UINT64_MAX;
+    if (cfg->first_case >= most) return cfg->first_case;   /* nothing left to run */
+    if (!cfg->cases || cfg->cases > most - cfg->first_case) return most;
+    return cfg->first_case + cfg->cases;
+}
+
 int ss_fuzz_schedules(const ss_fuzz_config *cfg, const ss_target *t, int *first, int *last) {
     *first = *last = 0;
     if (!t->scheduled) return 0;
@@ -119,7 +133,7 @@ static void send_finding(fz_worker_state *w, int ti, int sched, const char *kind
     memset(&m, 0, sizeof m);
     m.unwritten = unwritten;
     m.type = MSG_FINDING;
-    m.index = LOAD(w->slot->cur_index);
+    m.index = ss_fuzz_case_index(w->cfg, LOAD(w->slot->cur_index));
     m.target = ti;
     m.sched = sched;
     m.is_new = is_new;
@@ -279,7 +293,7 @@ static void worker_main(const ss_fuzz_config *cfg, fz_slot *slot, int cmd_fd, in
             STORE(slot->cur_index, i);
             STORE(slot->phase, 1);
             const int64_t t0 = now_ns();
-            const int k = run_case(w, i);
+            const int k = run_case(w, ss_fuzz_case_index(cfg, i));
             STORE(slot->size_ns[k], slot->size_ns[k] + (now_ns() - t0));
             STORE(slot->size_cases[k], slot->size_cases[k] + 1);
             STORE(slot->phase, 0);
@@ -314,6 +328,7 @@ typedef struct fz_parent {
     fz_proc *w;
     int n;
     uint64_t next, limit, batch;
+    uint64_t unrun;            /* the first case a stop left unrun in a cut batch; UINT64_MAX: none */
     int stopping;
     int unwritable;            /* a reproducer could not be written: stop, count the rest */
     int64_t t0;
@@ -384,7 +399,7 @@ static void log_line(fz_parent *P, uint64_t index, const char *line) {
 /* A worker died or hung while on `cur`: record the finding from the parent. */
 static void record_dead(fz_parent *P, fz_proc *w, const char *why, int sticky) {
     const fz_slot *s = w->slot;
-    const uint64_t index = LOAD(s->cur_index);
+    const uint64_t index = ss_fuzz_case_index(P->cfg, LOAD(s->cur_index));
     const int ti = LOAD(s->target), sched = LOAD(s->sched), phase = LOAD(s->phase);
     const ss_target *t = P->cfg->targets[ti];
     /* Dying while minimizing: the original case fails as first found. */
@@ -508,6 +523,14 @@ static void progress(fz_parent *P, double elapsed) {
     fflush(stderr);
 }
 
+/* A stop cuts batches short: a resumed run must start at the first case any
+ * worker left unrun (cases after it that did run then run again; none is skipped). */
+static void note_unrun(fz_parent *P, const fz_proc *w) {
+    const uint64_t cur = LOAD(w->slot->cur_index);
+    const uint64_t u = cur >= w->first && cur < w->end ? cur + (LOAD(w->slot->phase) == 0) : w->first;
+    if (u < w->end && u < P->unrun) P->unrun = u;
+}
+
 static void on_message(fz_parent *P, fz_proc *w, const fz_msg *m) {
     if (m->type == MSG_FINDING) {
         const ss_target *t = P->cfg->targets[m->target];
@@ -523,7 +546,8 @@ static void on_message(fz_parent *P, fz_proc *w, const fz_msg *m) {
     if (secs > 0.1 && P->batch > 8) P->batch /= 2;
     else if (secs < 0.025 && n == P->batch && P->batch < 4096) P->batch *= 2;
     w->busy = 0;
-    if (!P->stopping) dispatch(P, w);
+    if (P->stopping) note_unrun(P, w);
+    else dispatch(P, w);
 }
 
 int ss_fuzz_run(const ss_fuzz_config *cfg, ss_summary *sum) {
@@ -531,7 +555,9 @@ int ss_fuzz_run(const ss_fuzz_config *cfg, ss_summary *sum) {
     memset(&P, 0, sizeof P);
     P.cfg = cfg;
     P.n = cfg->jobs > 0 ? cfg->jobs : 1;
-    P.limit = cfg->cases ? cfg->cases : UINT64_MAX;
+    P.next = cfg->first_case;
+    P.limit = local_limit(cfg);
+    P.unrun = UINT64_MAX;
     P.batch = 16;
     P.sum = sum;
     P.log = cfg->log ? cfg->log : stdout;
@@ -587,6 +613,7 @@ int ss_fuzz_run(const ss_fuzz_config *cfg, ss_summary *sum) {
         }
     }
     for (int k = 0; k < P.n; k++) {   /* shut down: close commands, reap (or kill) */
+        if (P.w[k].busy) note_unrun(&P, &P.w[k]);   /* still on a case at the stop deadline */
         if (P.w[k].pid <= 0) continue;
         close(P.w[k].cmd_fd);
         close(P.w[k].res_fd);
@@ -598,6 +625,7 @@ int ss_fuzz_run(const ss_fuzz_config *cfg, ss_summary *sum) {
     sum->seconds = (double)(now_ns() - t0) * 1e-9;
     uint64_t skipped, refused;
     sum->cases = cases_done(&P, &skipped, &refused);
+    sum->next_case = P.unrun < P.next ? P.unrun : P.next;
     sum->skipped = (long)skipped;
     sum->refused = (long)refused;
     unfound_totals(&P, sum);

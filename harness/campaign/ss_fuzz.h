@@ -42,13 +42,22 @@ typedef struct ss_fuzz_config {
     FILE *log;                 /* one line per finding; NULL = stdout */
     const char *found_by;      /* meta.found_by of reproducers */
     int keep_variants;         /* 1: one reproducer per shape (rank, dtype) of a bug, not per bug */
+    /* Shard I of N (ss_shard.h): the campaign's local case j is case index
+     * j * N + I of the seed, so N shards split one index space. N 0 or 1: no shards. */
+    uint64_t shard_index, shard_count;
+    uint64_t first_case;       /* first local case (a resumed shard goes on from here) */
 } ss_fuzz_config;
 
 /* The schedules [*first, *last] of t a campaign runs; -1 when t lacks the
  * requested schedule. Unscheduled targets run once (0, 0). */
 int ss_fuzz_schedules(const ss_fuzz_config *cfg, const ss_target *t, int *first, int *last);
 
-/* Runs the campaign; fills sum (seed, cases, seconds, stopped_by, findings).
+/* Case index of the campaign's local case j (j * N + I for shard I of N). */
+uint64_t ss_fuzz_case_index(const ss_fuzz_config *cfg, uint64_t local);
+
+/* Runs the campaign; fills sum (seed, cases, seconds, stopped_by, findings, and
+ * next_case: the first local case never handed to a worker, where a resumed
+ * run goes on).
  * Returns 0, or -1 when workers cannot be started (message on stderr). */
 int ss_fuzz_run(const ss_fuzz_config *cfg, ss_summary *sum);
 

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cjson/cJSON.h>
 #include "ss_exit.h"
@@ -10,6 +11,7 @@
 #include "ss_plan_build.h"
 #include "ss_report.h"
 #include "ss_gen.h"
+#include "ss_shard.h"
 #include "ss_summary_merge.h"
 #include "ss_target.h"
 #include "ss_text.h"
@@ -136,12 +138,20 @@ int ss_report_write(const char *dir, ss_case *c, const ss_finding *f, int varian
     if (access(final, F_OK) == 0) return 0;
     if (ss_report_set_meta(c, f)) return ss_fail(err, final, "out of memory");
     /* A dot-file (invisible to case discovery) made atomically, then linked:
-     * link() never replaces, so two jobs racing on one signature keep one file. */
-    snprintf(pending, sizeof pending, "%s/.pending-%ld-%s", dir, (long)getpid(), name);
+     * link() never replaces, so two jobs racing on one signature keep one file.
+     * Its name holds the host as well as the pid: shards on many hosts share one
+     * --out over NFS, where pids repeat. */
+    char host[64] = "", host_safe[64];
+    gethostname(host, sizeof host - 1);
+    safe(host_safe, sizeof host_safe, host);
+    snprintf(pending, sizeof pending, "%s/.pending-%s-%ld-%s", dir, host_safe, (long)getpid(), name);
     SS_TRY(ss_case_save_atomic(pending, c, err));
     int rc = 1;
+    struct stat st;
     if (link(pending, final) != 0) {
-        if (errno == EEXIST) rc = 0;
+        /* Over NFS a retried link can say EEXIST when it was ours: then the
+         * pending file has a second name (open(2)'s advice for lock files). */
+        if (errno == EEXIST) rc = stat(pending, &st) == 0 && st.st_nlink == 2;
         else if (errno == EPERM || errno == ENOTSUP || errno == EXDEV || errno == EMLINK) {
             rc = access(final, F_OK) == 0 ? 0 : rename(pending, final) == 0 ? 1 : -1;   /* no hard links */
         } else {
@@ -267,11 +277,26 @@ static int add_examples(cJSON *root, const ss_summary *s) {
     return arr != NULL;
 }
 
+/* Where the run was and which local cases it covered (decimal strings: exact past 2^53). */
+static int add_origin(cJSON *root, const ss_summary *s) {
+    char num[48];
+    if (s->campaign_id[0] && !cJSON_AddStringToObject(root, "campaign_id", s->campaign_id)) return 0;
+    if (s->host[0] && !cJSON_AddStringToObject(root, "host", s->host)) return 0;
+    if (s->shard_count) {
+        snprintf(num, sizeof num, "%llu/%llu", (unsigned long long)s->shard_index, (unsigned long long)s->shard_count);
+        if (!cJSON_AddStringToObject(root, "shard", num)) return 0;
+    }
+    snprintf(num, sizeof num, "%llu", (unsigned long long)s->first_case);
+    if (!cJSON_AddStringToObject(root, "first_case", num)) return 0;
+    snprintf(num, sizeof num, "%llu", (unsigned long long)s->next_case);
+    return cJSON_AddStringToObject(root, "next_case", num) != NULL;
+}
+
 int ss_summary_write(const char *dir, const ss_summary *s, ss_error *err) {
     cJSON *root = cJSON_CreateObject(), *arr;
     char num[32];
     snprintf(num, sizeof num, "%llu", (unsigned long long)s->seed);
-    int ok = root && cJSON_AddStringToObject(root, "seed", num) &&
+    int ok = root && cJSON_AddStringToObject(root, "seed", num) && add_origin(root, s) &&
              cJSON_AddStringToObject(root, "targets", s->targets) &&
              cJSON_AddStringToObject(root, "schedule", s->schedule ? s->schedule : "all") &&
              cJSON_AddNumberToObject(root, "cases", (double)s->cases) &&
@@ -305,5 +330,8 @@ int ss_summary_write(const char *dir, const ss_summary *s, ss_error *err) {
         cJSON_Delete(root);
         return ss_fail(err, dir, "out of memory writing the summary");
     }
-    return ss_summary_merge_write(dir, root, err);
+    if (!s->shard_count) return ss_summary_merge_write(dir, root, err);
+    char name[64];
+    ss_shard_summary_name(s->shard_index, name, sizeof name);
+    return ss_summary_merge_write_as(dir, name, 0, root, err);
 }

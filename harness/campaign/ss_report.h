@@ -100,6 +100,11 @@ typedef struct ss_summary {
     /* Cases finished per size class (ss_size_class) and the worker time they took. */
     uint64_t size_cases[SS_SIZE_CLASS_COUNT];
     double size_seconds[SS_SIZE_CLASS_COUNT];
+    /* Where the run was and what it covered (ss_shard.h): shard I of N (count 0:
+     * not sharded; its summary is then DIR/summary-shard-I.json), the local
+     * cases [first_case, next_case) handed out, and an id unique across hosts. */
+    uint64_t shard_index, shard_count, first_case, next_case;
+    char campaign_id[128], host[64];
 } ss_summary;
 
 /* Counts one hit; `bug` (may be NULL or "": a repeat of a bug already counted)
@@ -112,7 +117,7 @@ long ss_summary_hits(const ss_summary *s);
 long ss_summary_unique(const ss_summary *s);
 void ss_summary_free(ss_summary *s);
 /* Adds this campaign to summary.json in dir (atomic; concurrent campaigns merge,
- * see ss_summary_merge.h). */
+ * see ss_summary_merge.h); a shard's to its own summary-shard-I.json, unlocked. */
 int ss_summary_write(const char *dir, const ss_summary *s, ss_error *err);
 
 #endif

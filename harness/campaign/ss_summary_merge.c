@@ -62,10 +62,19 @@ static int merge_findings(cJSON *acc, const cJSON *add) {
     return 0;
 }
 
+/* Keys that describe one run (where and which cases) and mean nothing summed or joined. */
+static int per_campaign(const char *key) {
+    static const char *const keys[] = {"campaign_id", "host", "shard", "first_case", "next_case"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (!strcmp(key, keys[i])) return 1;
+    return 0;
+}
+
 /* Folds `add` into `acc` key by key (see the header for the rules). */
 static int merge_into(cJSON *acc, const cJSON *add) {
     const cJSON *v;
     cJSON_ArrayForEach(v, add) {
+        if (!v->string || per_campaign(v->string)) continue;
         cJSON *a = cJSON_GetObjectItemCaseSensitive(acc, v->string);
         if (!a) {
             if (!cJSON_AddItemToObject(acc, v->string, cJSON_Duplicate(v, 1))) return -1;
@@ -156,11 +165,16 @@ static int write_locked(const char *path, cJSON *campaign, ss_error *err) {
 }
 
 int ss_summary_merge_write(const char *dir, cJSON *campaign, ss_error *err) {
+    return ss_summary_merge_write_as(dir, "summary.json", 1, campaign, err);
+}
+
+int ss_summary_merge_write_as(const char *dir, const char *name, int lock_it, cJSON *campaign, ss_error *err) {
     char path[4096], lock[4200];
-    if ((size_t)snprintf(path, sizeof path, "%s/summary.json", dir) >= sizeof path) {
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path) {
         cJSON_Delete(campaign);
         return ss_fail(err, dir, "path too long");
     }
+    if (!lock_it) return write_locked(path, campaign, err);
     snprintf(lock, sizeof lock, "%s/.summary.lock", dir);
     const int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0 || flock(fd, LOCK_EX)) {

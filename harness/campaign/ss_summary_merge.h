@@ -17,7 +17,12 @@
  * An unreadable existing file is kept aside as summary.json.broken. 0, or -1 with err. */
 int ss_summary_merge_write(const char *dir, cJSON *campaign, ss_error *err);
 
-/* The top level computed from a `campaigns` array (a new object; NULL out of memory). */
+/* The same into DIR/NAME; lock_it 0: no lock (a shard's own file, which one process
+ * at a time writes: a lock that holds across NFS clients is not assumed). */
+int ss_summary_merge_write_as(const char *dir, const char *name, int lock_it, cJSON *campaign, ss_error *err);
+
+/* The top level computed from a `campaigns` array (a new object; NULL out of memory).
+ * A campaign's own keys (campaign_id, host, shard, first_case, next_case) stay in it. */
 cJSON *ss_summary_totals(const cJSON *campaigns);
 
 #endif

@@ -11,6 +11,7 @@
 #include "ss_fuzz.h"
 #include "ss_gen_opts.h"
 #include "ss_replay.h"
+#include "ss_shard.h"
 #include "ss_text.h"
 
 static volatile sig_atomic_t stop_flag, stop_signal;
@@ -46,10 +47,25 @@ static void usage(FILE *f) {
         "      --no-swarm       keep every generator feature on in every epoch\n"
         "      --keep-variants  write one reproducer per shape (rank, dtype) of a bug; by default\n"
         "                       one per bug (kind, target, schedule, overlap class), the rest are hits\n"
+        "      --shard I/N      run shard I of N of the seed's cases (indices j*N+I; needs --seed);\n"
+        "                       default from SLURM_ARRAY_TASK_ID/_COUNT/_MIN/_STEP (seed: SLURM_ARRAY_JOB_ID\n"
+        "                       unless --seed); `none` ignores them. Summary: OUT/summary-shard-I.json\n"
+        "      --first-case N   start at the campaign's (the shard's) N-th case\n"
+        "      --resume         go on where this seed's (and shard's) last run in OUT stopped\n"
         "  -q, --quiet          no progress line\n\n"
         "exit: 0 nothing found, 1 findings, 2 usage or unwritable --out (also when it fills up: the\n"
         "campaign stops and counts the findings it could not write), 3 target unavailable,\n"
-        "      130 stopped by Ctrl-C (SIGINT; 143 SIGTERM) after writing the summary\n");
+        "      130 stopped by Ctrl-C (SIGINT) after writing the summary; SIGTERM (a scheduler's stop\n"
+        "      before its time limit or on preemption) ends it as its time limit would: 0 or 1\n");
+}
+
+/* An id no other run shares, on any host: HOST-PID-NANOSECONDS (merge keeps each run once). */
+static void campaign_origin(ss_summary *s) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    if (gethostname(s->host, sizeof s->host - 1)) snprintf(s->host, sizeof s->host, "unknown");
+    snprintf(s->campaign_id, sizeof s->campaign_id, "%s-%ld-%lld%09ld", s->host, (long)getpid(),
+             (long long)ts.tv_sec, (long)ts.tv_nsec);
 }
 
 static int parse_seconds(const char *opt, const char *s, double *out) {
@@ -113,7 +129,7 @@ static void sample_aliasing(const ss_fuzz_config *cfg, ss_summary *s) {
     const uint64_t n = s->cases < ALIAS_SAMPLE_MAX ? s->cases : ALIAS_SAMPLE_MAX;
     for (uint64_t i = 0; i < n; i++) {
         ss_alias_kind k;
-        if (ss_gen_case(&cfg->gen, cfg->seed, i, &c, &k)) break;
+        if (ss_gen_case(&cfg->gen, cfg->seed, ss_fuzz_case_index(cfg, cfg->first_case + i), &c, &k)) break;
         if ((unsigned)k < sizeof s->alias_kinds / sizeof s->alias_kinds[0]) s->alias_kinds[k]++;
         s->alias_sampled++;
     }
@@ -172,8 +188,11 @@ static void print_summary(const ss_fuzz_config *cfg, const ss_summary *s, int su
                 s->nan_payload == 1 ? "" : "s",
                 cfg->nan_payload_is_finding ? "counted as findings" : "not findings; --nan-payload-is-finding to keep them",
                 s->nan_example);
-    fprintf(f, "reproduce: ssfuzz fuzz --seed %llu --cases %llu", (unsigned long long)s->seed,
-            (unsigned long long)s->cases);
+    fprintf(f, "reproduce: ssfuzz fuzz --seed %llu", (unsigned long long)s->seed);
+    if (cfg->shard_count) fprintf(f, " --shard %llu/%llu", (unsigned long long)cfg->shard_index,
+                                  (unsigned long long)cfg->shard_count);
+    if (cfg->first_case) fprintf(f, " --first-case %llu", (unsigned long long)cfg->first_case);
+    fprintf(f, " --cases %llu", (unsigned long long)s->cases);
     for (size_t i = 0; i < cfg->n_targets; i++) {
         const char *path = ss_target_loaded_from(cfg->targets[i]);
         char word[4 * 4096 + 8];   /* quoted for the shell; any realpath fits */
@@ -185,7 +204,25 @@ static void print_summary(const ss_fuzz_config *cfg, const ss_summary *s, int su
     fprintf(f, "%s%s%s%s%s\n", cfg->all_schedules ? "" : " --schedule ",
             cfg->all_schedules ? "" : cfg->schedule, gen, cfg->refusal_is_finding ? " --refusal-is-finding" : "",
             cfg->nan_payload_is_finding ? " --nan-payload-is-finding" : "");
-    if (summary_written) fprintf(f, "summary: %s/summary.json\n", cfg->out);
+    char name[64] = "summary.json";
+    if (cfg->shard_count) ss_shard_summary_name(cfg->shard_index, name, sizeof name);
+    if (summary_written) fprintf(f, "summary: %s/%s\n", cfg->out, name);
+}
+
+/* The shard (--shard, else a Slurm array task's) and the seed every shard shares. */
+static int resolve_shard(ss_fuzz_config *cfg, const char *opt, int have_seed, ss_shard *sh) {
+    ss_error err;
+    memset(sh, 0, sizeof *sh);
+    int r = 0;
+    if (opt && strcmp(opt, "none")) r = ss_shard_parse(opt, sh, &err) ? -1 : 1;
+    else if (!opt) r = ss_shard_from_env(sh, &err);
+    if (r < 0) { fprintf(stderr, "ssfuzz fuzz: %s: %s\n", err.field, err.msg); return -1; }
+    if (r == 0 || have_seed) return 0;
+    /* Shards of one campaign must share its seed: a time-based one would differ per task. */
+    const char *job = getenv("SLURM_ARRAY_JOB_ID");
+    if (!opt && job && ss_parse_u64("SLURM_ARRAY_JOB_ID", job, &cfg->seed, &err) == 0) return 0;
+    fprintf(stderr, "ssfuzz fuzz: --shard: needs --seed: every shard of a campaign runs one seed\n");
+    return -1;
 }
 
 int ss_cmd_fuzz(int argc, char **argv) {
@@ -197,10 +234,12 @@ int ss_cmd_fuzz(int argc, char **argv) {
     cfg.case_timeout = 10;
     cfg.minimize_seconds = 20;
     const char *out = "reports";
-    int have_seed = 0, quiet = 0, have_large = 0;
+    int have_seed = 0, quiet = 0, have_large = 0, resume = 0, have_first = 0;
+    const char *shard_opt = NULL;
     uint64_t v;
     ss_error err;
-    enum { O_SEED = 256, O_TIME, O_CASES, O_SCHED, O_TIMEOUT, O_MINTIME, O_REFUSAL, O_NAN, O_VARIANTS };
+    enum { O_SEED = 256, O_TIME, O_CASES, O_SCHED, O_TIMEOUT, O_MINTIME, O_REFUSAL, O_NAN, O_VARIANTS,
+           O_SHARD, O_FIRST, O_RESUME };
     static const struct option opts[] = {
         {"target", required_argument, 0, 't'}, {"seed", required_argument, 0, O_SEED},
         {"time", required_argument, 0, O_TIME}, {"cases", required_argument, 0, O_CASES},
@@ -211,6 +250,8 @@ int ss_cmd_fuzz(int argc, char **argv) {
         {"refusal-is-finding", no_argument, 0, O_REFUSAL},
         {"nan-payload-is-finding", no_argument, 0, O_NAN},
         {"keep-variants", no_argument, 0, O_VARIANTS},
+        {"shard", required_argument, 0, O_SHARD}, {"first-case", required_argument, 0, O_FIRST},
+        {"resume", no_argument, 0, O_RESUME},
         {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     optind = 1;
     opterr = 0;
@@ -246,6 +287,9 @@ int ss_cmd_fuzz(int argc, char **argv) {
         case O_REFUSAL: cfg.refusal_is_finding = 1; break;
         case O_NAN: cfg.nan_payload_is_finding = 1; break;
         case O_VARIANTS: cfg.keep_variants = 1; break;
+        case O_SHARD: shard_opt = optarg; break;
+        case O_FIRST: if (ss_parse_u64("--first-case", optarg, &cfg.first_case, &err)) goto bad; have_first = 1; break;
+        case O_RESUME: resume = 1; break;
         case SS_GEN_O_NUMEL: case SS_GEN_O_BYTES: case SS_GEN_O_NDIM: case SS_GEN_O_NOSWARM: case SS_GEN_O_LARGE:
         case SS_GEN_O_PROGRAMS: case SS_GEN_O_PSTEPS:
             if (ss_gen_opts_apply("fuzz", c, optarg, &cfg.gen, &cfg.max_bytes) < 0) return SS_EXIT_USAGE;
@@ -264,9 +308,22 @@ int ss_cmd_fuzz(int argc, char **argv) {
         return SS_EXIT_USAGE;
     }
     if (!cfg.seconds && !cfg.cases) cfg.seconds = 60;
+    if (resume && have_first) {
+        fprintf(stderr, "ssfuzz fuzz: --resume and --first-case: give one (--resume finds the first case)\n");
+        return SS_EXIT_USAGE;
+    }
+    ss_shard shard;
+    if (resolve_shard(&cfg, shard_opt, have_seed, &shard)) return SS_EXIT_USAGE;
+    if (shard.count) have_seed = 1;
+    cfg.shard_index = shard.index;
+    cfg.shard_count = shard.count;
     if (!have_seed) cfg.seed = ((uint64_t)time(NULL) * 1000003u) ^ (uint64_t)getpid();
     if (ss_ensure_writable_dir(out, &err)) {
         fprintf(stderr, "ssfuzz fuzz: --out %s is not a writable directory: %s\n", out, err.msg);
+        return SS_EXIT_USAGE;
+    }
+    if (resume && ss_shard_resume_point(out, cfg.seed, &shard, &cfg.first_case, &err)) {
+        fprintf(stderr, "ssfuzz fuzz: --resume: %s: %s\n", err.field, err.msg);
         return SS_EXIT_USAGE;
     }
     if (cfg.n_targets == 0 && default_targets(&cfg)) {
@@ -307,11 +364,18 @@ int ss_cmd_fuzz(int argc, char **argv) {
     char found_by[160], gen[128];
     fuzz_gen_opts(&cfg.gen, gen, sizeof gen);
     snprintf(found_by, sizeof found_by, "ssfuzz fuzz --seed %llu%s", (unsigned long long)cfg.seed, gen);
+    if (shard.count)
+        snprintf(found_by + strlen(found_by), sizeof found_by - strlen(found_by), " --shard %llu/%llu",
+                 (unsigned long long)shard.index, (unsigned long long)shard.count);
     cfg.found_by = found_by;
 
     ss_summary sum;
     memset(&sum, 0, sizeof sum);
     sum.schedule = cfg.all_schedules ? "all" : cfg.schedule;
+    sum.shard_index = shard.index;
+    sum.shard_count = shard.count;
+    sum.first_case = cfg.first_case;
+    campaign_origin(&sum);
     for (size_t i = 0, n = 0; i < cfg.n_targets; i++)
         n += (size_t)snprintf(sum.targets + n, n < sizeof sum.targets ? sizeof sum.targets - n : 0,
                               "%s%s", i ? "," : "", cfg.targets[i]->name);
@@ -320,7 +384,14 @@ int ss_cmd_fuzz(int argc, char **argv) {
     if (cfg.cases)
         snprintf(limit + strlen(limit), sizeof limit - strlen(limit), "%scase limit %llu",
                  cfg.seconds ? ", " : "", (unsigned long long)cfg.cases);
-    fprintf(stderr, "fuzz: seed %llu, %zu target%s (%s), %s, out %s\n", (unsigned long long)cfg.seed,
+    char where[128] = "";
+    if (shard.count)
+        snprintf(where, sizeof where, ", shard %llu/%llu (%s)", (unsigned long long)shard.index,
+                 (unsigned long long)shard.count, shard.source);
+    if (cfg.first_case)
+        snprintf(where + strlen(where), sizeof where - strlen(where), ", from case %llu%s",
+                 (unsigned long long)cfg.first_case, resume ? " (--resume)" : "");
+    fprintf(stderr, "fuzz: seed %llu%s, %zu target%s (%s), %s, out %s\n", (unsigned long long)cfg.seed, where,
             cfg.n_targets, cfg.n_targets == 1 ? "" : "s", sum.targets, limit, out);
 
     struct sigaction sa, old_int, old_term;
@@ -334,6 +405,9 @@ int ss_cmd_fuzz(int argc, char **argv) {
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
 
+    /* SIGTERM is how a scheduler (Slurm, CI, systemd) stops a job before its time
+     * limit or on preemption: the campaign ends as at its time limit. */
+    if (stop_signal == SIGTERM) { sum.stopped_by = "SIGTERM"; stop_signal = 0; }
     sample_aliasing(&cfg, &sum);
     const int summary_failed = ss_summary_write(out, &sum, &err) != 0;
     print_summary(&cfg, &sum, !summary_failed, stdout);

@@ -22,6 +22,7 @@ static const command commands[] = {
     {"gen", ss_cmd_gen, "write case I of seed S as the fuzz campaign generates it"},
     {"targets", ss_cmd_targets, "list targets and whether each can run here"},
     {"triage", ss_cmd_triage, "classify findings against the ledger: new, known, fixed (nightly)"},
+    {"merge", ss_cmd_merge, "fold shard directories into one summary, one reproducer per bug"},
     {"version", ss_cmd_version, "print the version of ssfuzz and of its case format"},
     {"help", NULL, "help CMD: the options of CMD (as CMD --help)"},
 };

@@ -13,6 +13,7 @@ int ss_cmd_regress(int argc, char **argv);
 int ss_cmd_explain(int argc, char **argv);
 int ss_cmd_export(int argc, char **argv);
 int ss_cmd_triage(int argc, char **argv);
+int ss_cmd_merge(int argc, char **argv);
 int ss_cmd_gen(int argc, char **argv);
 int ss_cmd_version(int argc, char **argv);
 

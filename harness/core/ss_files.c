@@ -42,8 +42,10 @@ static int walk(const char *dir, ss_pathlist *out, int depth, ss_error *err) {
         struct stat st;
         if (lstat(p, &st)) continue;
         if (S_ISDIR(st.st_mode)) rc = walk(p, out, depth + 1, err);
-        /* A campaign's summary.json sits beside its reproducers: not a case. */
-        else if (S_ISREG(st.st_mode) && ends_with(p, ".json") && strcmp(e->d_name, "summary.json"))
+        /* A campaign's summary.json (a shard's summary-shard-I.json) sits beside its
+         * reproducers: not a case. */
+        else if (S_ISREG(st.st_mode) && ends_with(p, ".json") && strcmp(e->d_name, "summary.json") &&
+                 strncmp(e->d_name, "summary-shard-", 14))
             rc = push(out, p, err);
     }
     closedir(d);

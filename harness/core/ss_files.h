@@ -12,7 +12,7 @@ typedef struct ss_pathlist {
 } ss_pathlist;
 
 /* Add `path` if it is a file, or every *.json under it (recursively, sorted,
- * skipping campaign summaries named summary.json) if it is a directory. -1 with err when it does not exist or cannot be read. */
+ * skipping campaign summaries: summary.json, summary-shard-*.json) if it is a directory. -1 with err when it does not exist or cannot be read. */
 int ss_collect_cases(const char *path, ss_pathlist *out, ss_error *err);
 void ss_pathlist_free(ss_pathlist *l);
 
