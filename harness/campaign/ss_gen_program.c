@@ -473,7 +473,7 @@ int ss_gen_program(const ss_gen_config *cfg, uint64_t seed, uint64_t index, ss_c
     g.c = c;
     g.scatter = -1;
     ss_gen_program_kinds(cfg, seed, index, g.on);
-    if (ss_plan_build(&c->op, &g.plan, NULL)) return 0;   /* not a case the campaign runs */
+    if (ss_plan_build_limited(&c->op, cfg->max_bytes, &g.plan, NULL)) return 0;   /* not a case the campaign runs */
     const int max = cfg->program_steps < 1 ? 1 : cfg->program_steps > SS_PROG_MAX_STEPS
                   ? SS_PROG_MAX_STEPS : cfg->program_steps;
     g.p = ss_program_new();

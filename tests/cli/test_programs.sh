@@ -38,7 +38,7 @@ done
 
 # kernel targets: not applicable (exit 3: a target cannot run), never a finding
 expect_rc "replay of a program case on emu is unavailable" 3 "$SSFUZZ" replay -t emu:reinplace --schedule forward examples/programs/read-before-write.json
-grep -q "not applicable: program cases run on torch targets only" "$tmp/err" && ! grep -q MISMATCH "$tmp/out" \
+grep -q "not applicable: program cases run on " "$tmp/err" && ! grep -q MISMATCH "$tmp/out" \
     && pass "kernel targets say not applicable" || fail "kernel targets say not applicable" "$(cat "$tmp/out" "$tmp/err")"
 
 # hostile programs: one line naming the field and the rule
@@ -54,5 +54,5 @@ expect_rc "an undefined name is an invalid case" 2 "$SSFUZZ" replay "$tmp/undef.
 grep -q 'program\[2\].into: "q" is not defined by an earlier step' "$tmp/err" && pass "the error names program[2].into" \
     || fail "the error names program[2].into" "$(cat "$tmp/err")"
 "$SSFUZZ" explain "$tmp/dim.json" >"$tmp/out" 2>&1
-grep -q 'invalid: program\[0\].dim: -5 out of range for a 1-dim view' "$tmp/out" && pass "explain names a bad dim" \
+grep -q 'program\[0\].dim: -5 out of range for a 1-dim view' "$tmp/out" && pass "explain names a bad dim" \
     || fail "explain names a bad dim" "$(grep -i invalid "$tmp/out")"
