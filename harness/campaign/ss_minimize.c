@@ -292,7 +292,7 @@ static void candidates(const ss_case *c, clist *l) {
     EDIT(if (fit(k)) pop(l));
     if (c->explicit_values)
         EDIT(free(k->values_input); free(k->values_src); k->values_input = k->values_src = NULL;
-             k->explicit_values = 0);
+             k->explicit_values = 0; k->fill_small |= k->program != NULL);   /* programs: exact values */
     {   /* translate: empty views first to 0, then the pair down to the lowest offset */
         const int in_empty = ss_view_end(&op->input) == op->input.offset;
         const int src_empty = ss_view_end(&op->src) == op->src.offset;
