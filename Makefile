@@ -87,10 +87,10 @@ deps: $(DEPS_OK)
 $(DEPS_DIR)/.deps-%: scripts/deps.sh
 	@bash scripts/deps.sh $*
 	@mkdir -p $(dir $@) && touch $@
-# What only some tests need (libFuzzer, PyTorch, Chromium, workflow linters): installed when
-# possible; a test whose tool is missing skips and says which package it lacks.
+# What only some tests need (libFuzzer, PyTorch, Chromium, workflow linters, a Slurm): installed
+# when possible; a test whose tool is missing skips and says which package it lacks.
 deps-optional:
-	@bash scripts/deps.sh --optional fuzz torch browser lint
+	@bash scripts/deps.sh --optional fuzz torch browser lint slurm
 
 print-layers:
 	@echo $(LAYERS)

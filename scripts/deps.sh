@@ -11,6 +11,7 @@
 #   torch    python3-torch, python3-numpy; none with SS_NO_TORCH=1 (PyTorch cross-check)
 #   browser  chromium                                          (the HTML report's screenshot test)
 #   lint     python3-yaml, python3-venv; check-jsonschema and zizmor from PyPI into build/tools/lint
+#   slurm    slurm-wlm, munge                                  (a one-node Slurm: tests/cli/test_slurm.sh)
 #   all      every group (.ci/run)
 # SS_OFFLINE=1: never call apt-get; name what is missing. SS_VENDORED_CJSON=1: build needs
 # no libcjson-dev. SS_PREFIX=DIR: headers found under DIR/usr/include count as installed.
@@ -21,9 +22,9 @@ cd "$(dirname "$0")/.."
 
 optional=0
 [ "${1:-}" = --optional ] && { optional=1; shift; }
-[ $# -gt 0 ] || { echo "usage: scripts/deps.sh [--optional] build|test|fuzz|torch|browser|lint|all..." >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: scripts/deps.sh [--optional] build|test|fuzz|torch|browser|lint|slurm|all..." >&2; exit 2; }
 groups=("$@")
-[ "${groups[*]}" = all ] && groups=(build test fuzz torch browser lint)
+[ "${groups[*]}" = all ] && groups=(build test fuzz torch browser lint slurm)
 
 LINT_VENV=build/tools/lint
 INCLUDE=${SS_DEPS_INCLUDE:-/usr/include}   # tests point this at an empty directory
@@ -48,6 +49,10 @@ missing_debs() {
                echo python3-torch; echo python3-numpy
            fi ;;
     browser) have_cmd chromium || echo chromium ;;
+    # the daemons live in /usr/sbin, which a user's PATH may lack
+    slurm) { have_cmd slurmctld || [ -x /usr/sbin/slurmctld ]; } && { have_cmd sbatch || [ -x /usr/bin/sbatch ]; } \
+               || echo slurm-wlm
+           { have_cmd munged || [ -x /usr/sbin/munged ]; } || echo munge ;;
     lint)  /usr/bin/python3 -c 'import yaml' >/dev/null 2>&1 || echo python3-yaml
            # the PyPI tools go into a virtual environment: Debian's python3 needs python3-venv
            python3 -c 'import ensurepip' >/dev/null 2>&1 || echo python3-venv ;;
