@@ -187,7 +187,7 @@ static void judge(const ss_confirm_spec *spec, const ss_script_run *run, double 
     r->state = SS_CONFIRM_NO;
     r->seconds = run->seconds;
     if (run->timed_out) {
-        snprintf(r->value, sizeof r->value, "no: the script timed out after %.0f s", limit);
+        snprintf(r->value, sizeof r->value, "no: the script timed out after %g s", limit);
         return;
     }
     if (run->signal) {

@@ -261,6 +261,8 @@ static void releases(FILE *f, const ss_issue *iss) {
         fprintf(f, "%d | ", r->exit_code);
         const cJSON *e;
         int k = 0;
+        cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(r->actual, "notes"))
+            if (cJSON_IsString(e)) { fputs(k++ ? "; " : "", f); cell(f, e->valuestring); }
         cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(r->actual, "runs")) {
             char one[600];
             snprintf(one, sizeof one, "%s%s: %s%s%s", k++ ? "; " : "", str(e, "mode") ? str(e, "mode") : "?",

@@ -15,6 +15,70 @@ set -u
 "$SSFUZZ" export --torch -o "$tmp/s.py" corpus/bool-shift.json && grep -q '^INPUT_BYTES = bytes.fromhex' "$tmp/s.py" \
     && grep -q '^DTYPE = torch.bool$' "$tmp/s.py" && pass "export -o writes the script" || fail "export -o writes the script"
 
+# As found (no torch needed): the script's defaults come from meta.torch (mode, form,
+# spelling, device), options override them, and nothing else reaches its source.
+dyn=corpus/torch-dynamic-shift-clone.json
+defaults() { grep -E "^(MODE|FORM|SPELLING|DEVICE) = " "$1" | tr '\n' ' '; }
+"$SSFUZZ" export --torch "$dyn" >"$tmp/d.py" 2>"$tmp/err"
+[ "$(defaults "$tmp/d.py")" = "SPELLING = 'setitem-clone' MODE = 'compile-dynamic' FORM = 'x-input' DEVICE = 'cpu' " ] &&
+    pass "export: mode, form, spelling and device from meta.torch" || fail "export: defaults from meta.torch" "$(defaults "$tmp/d.py") $(cat "$tmp/err")"
+"$SSFUZZ" export --torch "$dyn" --mode eager,compile --form storage-input,user --spelling copy --device all >"$tmp/o.py" &&
+    [ "$(defaults "$tmp/o.py")" = "SPELLING = 'copy' MODE = 'eager,compile' FORM = 'storage-input,user' DEVICE = 'all' " ] &&
+    pass "export: --mode, --form, --spelling, --device override meta.torch" || fail "export: options override meta.torch" "$(defaults "$tmp/o.py")"
+"$SSFUZZ" export --torch --mode compile-dynamic-cpu corpus/shift-right-1d.json >"$tmp/o.py" &&
+    [ "$(defaults "$tmp/o.py")" = "SPELLING = 'setitem' MODE = 'compile-dynamic' FORM = 'x-input' DEVICE = 'cpu' " ] &&
+    pass "export: --mode as meta.torch names it (compile-dynamic-cpu) sets the device" || fail "export: --mode compile-dynamic-cpu" "$(defaults "$tmp/o.py")"
+"$SSFUZZ" export --torch corpus/shift-right-1d.json >"$tmp/o.py" &&
+    [ "$(defaults "$tmp/o.py")" = "SPELLING = 'setitem' MODE = 'all' FORM = 'x-input' DEVICE = 'all' " ] &&
+    pass "export: without meta.torch every mode, form x-input, setitem" || fail "export: defaults without meta.torch" "$(defaults "$tmp/o.py")"
+for opt in "--mode fast" "--mode eager,fast" "--form x-input,diagonal" "--device tpu" "--spelling poke" "--mode ''"; do
+    eval "set -- $opt"
+    "$SSFUZZ" export --torch "$@" "$dyn" >/dev/null 2>"$tmp/err"; rc=$?
+    [ "$rc" = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && grep -q "^ssfuzz export: $1: " "$tmp/err" &&
+        pass "export $opt: exit 2, one line naming $1" || fail "export $opt: exit 2, one line" "exit $rc: $(cat "$tmp/err")"
+done
+# meta.torch is untrusted: only known words become the script's defaults.
+while IFS='|' read -r field bad; do
+    sed "s/\"$field\": \"[^\"]*\"/\"$field\": $bad/" "$dyn" >"$tmp/bad.json"
+    "$SSFUZZ" export --torch "$tmp/bad.json" >/dev/null 2>"$tmp/err"; rc=$?
+    [ "$rc" = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && grep -q "meta.torch.$field" "$tmp/err" &&
+        pass "export: hostile meta.torch.$field ($bad) refused, named" || fail "export: hostile meta.torch.$field refused" "exit $rc: $(cat "$tmp/err")"
+done <<'ROWS'
+mode|"eager-cpu'; import os"
+mode|"compile-tpu"
+form|"x-input\\nimport os"
+spelling|"setitem()"
+ROWS
+sed 's/"mode": "compile-dynamic-cpu"/"mode": "compile-tpu"/' "$dyn" >"$tmp/bad.json"
+"$SSFUZZ" export --torch --mode eager "$tmp/bad.json" >/dev/null && pass "export: --mode overrides a meta.torch.mode it does not know" \
+    || fail "export: --mode overrides an unknown meta.torch.mode"
+# One refusal list: the script carries harness/engines/ss_torch_program.py, the module the
+# worker loads, byte for byte; the worker's form functions are mirrored exactly (same AST).
+python3 - "$tmp/d.py" harness/engines/ss_torch_program.py harness/engines/ss_torch_worker.py >"$tmp/o" 2>&1 <<'PY'
+import ast, sys
+script, shared, worker = (open(p).read() for p in sys.argv[1:])
+tree = ast.parse(script)
+src = [n.value for n in tree.body if isinstance(n, ast.Assign) and getattr(n.targets[0], 'id', '') == 'SHARED_SOURCE']
+assert src and ast.literal_eval(src[0]) == shared, 'SHARED_SOURCE differs from ss_torch_program.py'
+def fns(t):
+    out = {}
+    for n in t.body:
+        if isinstance(n, ast.FunctionDef):
+            if n.body and isinstance(n.body[0], ast.Expr) and isinstance(getattr(n.body[0], 'value', None), ast.Constant):
+                n.body = n.body[1:]   # docstrings apart
+            out[n.name] = ast.dump(n)
+    return out
+w, s = fns(ast.parse(worker)), fns(tree)
+names = ['derive', 'apply_recipe', 'recipe_view', 'same_view', 'slice_bounds', 'spell', 'make_program']
+bad = [n for n in names if n not in w or w[n] != s.get(n)]
+assert not bad, 'the export body (harness/report/ss_export_torch.c) differs from the worker in: ' + ' '.join(bad)
+PY
+[ $? = 0 ] && pass "export: the shared refusal module embedded whole, the worker's form functions mirrored" \
+    || fail "export: the shared module and the worker's forms" "$(tail -1 "$tmp/o")"
+expect_rc "export --torch and --issue together: usage error" 2 "$SSFUZZ" export --torch --issue "$tmp/i.md" "$dyn"
+expect_rc "export --issue without a case: usage error" 2 "$SSFUZZ" export --issue "$tmp/i.md"
+expect_rc "export --issue --timeout 0: usage error" 2 "$SSFUZZ" export --issue "$tmp/i.md" --timeout 0 "$dyn"
+
 py=""
 for cand in python3 /usr/bin/python3; do
     if command -v "$cand" >/dev/null && "$cand" -c 'import torch' 2>/dev/null; then py=$cand; break; fi
@@ -86,6 +150,10 @@ else fail "export default mode: eager DIFFER on x[:, 1:] = x[:, :-1], exit 1" "e
 if [ "$rc" = 3 ] && grep -q 'REFUSED (overlap check): RuntimeError: .*refer to a single memory location\. Please clone() the tensor before performing the operation\.$' "$tmp/o"
 then pass "export: eager's refusal has exit 3 and its full message"
 else fail "export: eager's refusal has exit 3 and its full message" "exit $rc: $(cat "$tmp/o")"; fi
+# Form user: eager runs the case's line on the whole storage too (what --issue's repro writes).
+"$py" "$tmp/shift-inner-dim.py" --mode eager --form x-input,user >"$tmp/o" 2>&1; rc=$?
+[ "$rc" = 1 ] && grep -q '^ssfuzz-export: eager on cpu: DIFFER' "$tmp/o" && grep -q '^ssfuzz-export: eager on cpu, user: DIFFER' "$tmp/o" &&
+    pass "export --form x-input,user: one eager run per form, both DIFFER" || fail "export --form x-input,user" "exit $rc: $(cat "$tmp/o")"
 # Spellings: the clone fixes the aliasing one; each spelling's program is the case's line.
 for s in setitem:1 setitem-clone:0 copy:1 scatter-copy:0 scatter-return:0 clone-scatter:0 index-put:; do
     "$py" "$tmp/shift-inner-dim.py" --spelling "${s%%:*}" --mode eager >"$tmp/o" 2>&1; rc=$?

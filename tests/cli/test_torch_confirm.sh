@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# A torch finding confirms itself (docs/torch.md, "From a finding to an upstream report"):
+# `replay --confirm` and `fuzz` run its exported script in a fresh interpreter and record
+# meta.confirmed ("standalone" or "no: why", summary.json counts); the dynamic-shape shift
+# exports as found (compile-dynamic: DIFFER; eager: agree); `export --issue` writes a repro
+# of at most ten lines that names the wrong stage and reproduces.
+set -u
+. "$(dirname "$0")/lib/common.sh"
+
+confirmed() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["meta"].get("confirmed", "-"))' "$1"; }
+
+# Eager confirmation needs any torch: the compile one if present, else Debian's.
+cpy=${SSFUZZ_TORCH_PYTHON:-build/torch-2.15.0/bin/python}
+epy=""
+for cand in "$cpy" /usr/bin/python3; do
+    if [ -x "$cand" ] && "$cand" -c 'import torch' 2>/dev/null; then epy=$cand; break; fi
+done
+if [ -z "$epy" ]; then echo "skip torch-confirm: no python with torch ($cpy, /usr/bin/python3; make torch-env)"; exit 0; fi
+
+cp corpus/torch-144861-eager-shift-inner-4x6.json "$tmp/eager.json"
+"$SSFUZZ" --python "$epy" replay --confirm -t torch:eager-cpu:setitem "$tmp/eager.json" >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ "$rc" = 1 ] && [ "$(confirmed "$tmp/eager.json")" = standalone ] && grep -q '^confirm .* on torch:eager-cpu:setitem: standalone; eager on cpu: DIFFER' "$tmp/out" &&
+    pass "replay --confirm: #144861 confirmed standalone (meta.confirmed)" || fail "replay --confirm #144861" "exit $rc: $(cat "$tmp/out" "$tmp/err" | tail -3)"
+cp corpus/torch-144861-eager-shift-inner-4x6.json "$tmp/eager2.json"
+SSFUZZ_CONFIRM_TIMEOUT=0.2 "$SSFUZZ" --python "$epy" replay --confirm -t torch:eager-cpu:setitem "$tmp/eager2.json" >"$tmp/out" 2>&1
+case $(confirmed "$tmp/eager2.json") in
+"no: the script timed out after 0.2 s") pass "replay --confirm: a script over SSFUZZ_CONFIRM_TIMEOUT is 'no: ... timed out'" ;;
+*) fail "replay --confirm: timeout" "$(confirmed "$tmp/eager2.json")" ;;
+esac
+expect_rc "replay --confirm of an agreeing target: nothing to confirm, exit 0" 0 "$SSFUZZ" --python "$epy" replay --confirm -t torch:eager-cpu:setitem-clone "$tmp/eager.json"
+# fuzz: the finding at case 3 of seed 1 is confirmed; summary.json counts it.
+"$SSFUZZ" --python "$epy" fuzz -t torch:eager-cpu:setitem --seed 1 --cases 8 -o "$tmp/f" -q >"$tmp/out" 2>&1
+rep=$(ls "$tmp"/f/mismatch-*.json 2>/dev/null | head -1)
+if [ -n "$rep" ] && [ "$(confirmed "$rep")" = standalone ] && grep -q "confirmed standalone" "$tmp/out" &&
+   python3 -c 'import json, sys; s = json.load(open(sys.argv[1])); assert s["confirmed"] >= 1 and s["unconfirmed"] == 0' "$tmp/f/summary.json"
+then pass "fuzz: a new torch finding is confirmed standalone, counted in summary.json"
+else fail "fuzz: confirmation" "$(tail -3 "$tmp/out")"; fi
+SSFUZZ_CONFIRM=0 "$SSFUZZ" --python "$epy" fuzz -t torch:eager-cpu:setitem --seed 1 --cases 8 -o "$tmp/f0" -q >"$tmp/out" 2>&1
+rep=$(ls "$tmp"/f0/mismatch-*.json 2>/dev/null | head -1)
+[ -n "$rep" ] && [ "$(confirmed "$rep")" = - ] &&
+    python3 -c 'import json, sys; s = json.load(open(sys.argv[1])); assert s["confirmed"] == s["unconfirmed"] == 0' "$tmp/f0/summary.json" &&
+    pass "fuzz: SSFUZZ_CONFIRM=0 confirms nothing" || fail "fuzz: SSFUZZ_CONFIRM=0" "$(tail -3 "$tmp/out")"
+
+# The rest compiles: it needs torch.compile.
+if ! [ -x "$cpy" ] || ! "$cpy" -c 'import torch, sys; sys.exit(0 if hasattr(torch, "compile") else 1)' 2>/dev/null; then
+    echo "skip torch-confirm compile checks: $cpy has no torch.compile (make torch-env, or SSFUZZ_TORCH_PYTHON=...)"; exit 0
+fi
+dyn=corpus/torch-dynamic-shift-clone.json
+"$SSFUZZ" export --torch "$dyn" -o "$tmp/dyn.py"
+"$cpy" "$tmp/dyn.py" >"$tmp/o" 2>"$tmp/e"; rc=$?
+[ "$rc" = 1 ] && grep -q '^ssfuzz-export: torch.compile(dynamic=True) on cpu, x-input: DIFFER: input storage\[3\] .*expected 2 (0x02), got 0 (0x00)' "$tmp/o" &&
+    pass "export of the dynamic-shape shift: compile-dynamic DIFFER as found (exit 1)" || fail "export dynamic shift: DIFFER" "exit $rc: $(cat "$tmp/o")"
+grep -q '^ssfuzz-export: torch.compile, automatic switch on cpu, x-input (first called on x of shape \[[0-9]*\]): ' "$tmp/o" &&
+    pass "export: the automatic switch runs after a first call on another size" || fail "export: automatic switch" "$(cat "$tmp/o")"
+"$cpy" "$tmp/dyn.py" --mode eager >"$tmp/o" 2>"$tmp/e"; rc=$?
+[ "$rc" = 0 ] && grep -q '^ssfuzz-export: eager on cpu: agree' "$tmp/o" && pass "export of the dynamic-shape shift: eager agrees (exit 0)" \
+    || fail "export dynamic shift: eager agrees" "exit $rc: $(cat "$tmp/o")"
+
+"$SSFUZZ" --python "$cpy" export --issue "$tmp/issue.md" -q "$dyn" 2>"$tmp/e"; rc=$?
+awk '/^```python$/{f=1; next} /^```$/{f=0} f' "$tmp/issue.md" >"$tmp/repro.py"
+n=$(grep -c . "$tmp/repro.py")
+if [ "$rc" = 0 ] && [ "$n" -ge 3 ] && [ "$n" -le 10 ] && grep -q 'first wrong stage \*\*inductor\*\*' "$tmp/issue.md" &&
+   grep -q '^| 2\.15\.[0-9].* | 1 | ' "$tmp/issue.md"
+then pass "export --issue: a $n-line repro, the stage (inductor), the release's verdicts"
+else fail "export --issue" "exit $rc, $n repro lines: $(cat "$tmp/e") $(head -20 "$tmp/issue.md")"; fi
+want=$(sed -n 's/.*# expected \(\[.*\]\)$/\1/p' "$tmp/repro.py")
+got=$("$cpy" "$tmp/repro.py" 2>/dev/null)
+[ -n "$want" ] && [ -n "$got" ] && [ "$got" != "$want" ] && pass "export --issue: the repro, run by hand, prints $got (expected $want)" \
+    || fail "export --issue: the repro reproduces" "printed '$got', expected '$want'"
+
+# #198094 through replay --confirm: the compiled scatter-return, confirmed standalone.
+cp corpus/torch-198094-scatter-return.json "$tmp/198094.json"
+"$SSFUZZ" --python "$cpy" replay --confirm -t torch:compile-cpu:scatter-return "$tmp/198094.json" >"$tmp/out" 2>&1; rc=$?
+[ "$rc" = 1 ] && [ "$(confirmed "$tmp/198094.json")" = standalone ] &&
+    pass "replay --confirm: #198094 on compile-cpu:scatter-return confirmed standalone" || fail "replay --confirm #198094" "exit $rc: $(tail -3 "$tmp/out")"
