@@ -79,6 +79,13 @@ static int fake_export(const ss_case *c, const ss_confirm_spec *spec, const char
     return fclose(f) ? -1 : 0;
 }
 
+static int failing_export(const ss_case *c, const ss_confirm_spec *spec, const char *path, ss_error *err) {
+    (void)c;
+    (void)spec;
+    (void)path;
+    return ss_fail(err, "program", "not exported");
+}
+
 static void confirm_within(const char *text, const char *kind, double limit, ss_confirm_result *r) {
     ss_case c;
     ss_case_init(&c);
@@ -115,6 +122,10 @@ static void test_verdicts(void **state) {
     assert_non_null(strstr(r.value, "no: the script timed out after 1 s"));
     confirm_with("kill -9 $$\n", "mismatch", &r);
     assert_non_null(strstr(r.value, "no: the script died from signal 9"));
+    ss_confirm_set_exporter(failing_export);   /* no script (a program case): not tried, no verdict */
+    ss_confirm_case(NULL, NULL, "/bin/sh", 5, &r);
+    assert_int_equal(r.state, SS_CONFIRM_NOT_TRIED);
+    assert_string_equal(r.value, "not tried: no script: program: not exported");
     ss_confirm_case(NULL, NULL, NULL, 5, &r);   /* no python known: said, not crashed */
     assert_int_equal(r.state, SS_CONFIRM_NO);
     assert_non_null(strstr(r.value, "no torch python"));

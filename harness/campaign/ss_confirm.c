@@ -228,9 +228,9 @@ void ss_confirm_case(const ss_case *c, const ss_confirm_spec *spec, const char *
     }
     snprintf(script, sizeof script, "%s/repro.py", dir);
     ss_error err;
-    if (exporter(c, spec, script, &err)) {
-        r->state = SS_CONFIRM_NO;
-        snprintf(r->value, sizeof r->value, "no: cannot export the script: %.100s: %.150s", err.field, err.msg);
+    if (exporter(c, spec, script, &err)) {   /* nothing ran: not a verdict on the finding */
+        r->state = SS_CONFIRM_NOT_TRIED;
+        snprintf(r->value, sizeof r->value, "not tried: no script: %.100s: %.150s", err.field, err.msg);
     } else {
         const char *args[] = {script, NULL};
         ss_script_run run;
@@ -278,6 +278,8 @@ void ss_confirm_finding(const char *path, char *line, size_t line_len) {
             snprintf(line + used, line_len - used, "; confirmed standalone (%.1f s)", r.seconds);
         else if (r.state == SS_CONFIRM_NO)
             snprintf(line + used, line_len - used, "; not confirmed: %s", r.value + 4);
+        else if (r.value[0])
+            snprintf(line + used, line_len - used, "; %s", r.value);
     }
     ss_case_free(&c);
 }

@@ -212,6 +212,9 @@ static void emit(FILE *f, const ss_case *c, const ss_plan *p, const uint8_t *in,
 int ss_export_torch(FILE *f, const ss_case *c, const ss_export_opts *o, ss_error *err) {
     ss_export_defaults d;
     ss_plan plan;
+    if (c->program)   /* the script would run the bare write and miss the steps around it */
+        return ss_fail(err, "program", "a program case: export --torch takes single-write cases only "
+                       "(explain prints the program)");
     SS_TRY(ss_export_resolve(c, o, &d, err));
     const size_t max = o->max_bytes ? o->max_bytes : SS_EXPORT_MAX_BYTES;
     SS_TRY(ss_plan_build_limited(&c->op, max, &plan, err));
