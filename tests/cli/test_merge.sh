@@ -101,3 +101,12 @@ grep -q '^new .*mismatch|emu:mut-alias-unchecked' "$tmp/out" && py "the ledger h
     'len(d["findings"]) == 1 and d["findings"][0]["status"] == "open"' || fail "ledger new" "$(cat "$tmp/out")"
 expect_rc "merge again with the ledger: known only (exit 0)" 0 "$SSFUZZ" merge -o "$tmp/m" --ledger "$tmp/known/ledger.json" --update "$tmp"/art/shard-*
 grep -q 'triage: 0 new, 0 regressed, 1 known' "$tmp/out" && pass "... triage says known" || fail "ledger known" "$(tail -2 "$tmp/out")"
+
+# --- the CI matrix's merge step: every artifact under one directory, triage's outputs after --
+mkdir -p "$tmp/dl"
+for i in 0 1 2 3; do cp -r "$tmp/art/shard-$i" "$tmp/dl/ssfuzz-shard-$i"; done
+expect_rc "merge a directory of artifacts, triage's --junit after --" 1 "$SSFUZZ" merge -o "$tmp/ci" "$tmp/dl" \
+    --ledger "$tmp/ci-known/ledger.json" --update -- --junit "$tmp/ci/findings.xml" --verdict "$tmp/ci/verdict.json"
+py "... 4 of 4 shards found under it" "$tmp/ci/summary.json" 'd["shards"]["present"] == 4 and d["cases"] == 8000'
+[ -s "$tmp/ci/findings.xml" ] && py "... and triage wrote its verdict" "$tmp/ci/verdict.json" '"new" in json.dumps(d)' \
+    || fail "triage outputs after --" "$(ls "$tmp/ci")"
