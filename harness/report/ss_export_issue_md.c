@@ -138,6 +138,7 @@ static int shape_of(const cJSON *a, int64_t *shape, int *ndim, int64_t *numel) {
         if (!cJSON_IsNumber(d) || *ndim >= SS_MAX_NDIM || d->valuedouble < 0 || d->valuedouble > 1e9) return -1;
         shape[(*ndim)++] = (int64_t)d->valuedouble;
         *numel *= (int64_t)d->valuedouble;
+        if (*numel > INT64_C(1) << 40) return -1;   /* no product overflows: 2^40 * 1e9 < 2^63 */
     }
     return *ndim ? 0 : -1;
 }
