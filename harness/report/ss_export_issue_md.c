@@ -136,9 +136,10 @@ static int shape_of(const cJSON *a, int64_t *shape, int *ndim, int64_t *numel) {
     const cJSON *d;
     cJSON_ArrayForEach(d, a) {
         if (!cJSON_IsNumber(d) || *ndim >= SS_MAX_NDIM || d->valuedouble < 0 || d->valuedouble > 1e9) return -1;
-        shape[(*ndim)++] = (int64_t)d->valuedouble;
-        *numel *= (int64_t)d->valuedouble;
-        if (*numel > INT64_C(1) << 40) return -1;   /* no product overflows: 2^40 * 1e9 < 2^63 */
+        const int64_t v = (int64_t)d->valuedouble;
+        if (v && *numel > (INT64_C(1) << 40) / v) return -1;   /* checked before it could overflow */
+        shape[(*ndim)++] = v;
+        *numel *= v;
     }
     return *ndim ? 0 : -1;
 }
