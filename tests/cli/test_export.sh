@@ -207,3 +207,22 @@ JSON
 "$py" "$tmp/b2.py" --mode eager >"$tmp/o" 2>&1; rc=$?
 [ "$rc" = 0 ] && grep -q '^ssfuzz-export: eager on cpu: agree' "$tmp/o" && pass "export: non-canonical bool bytes outside the slice are not reported" \
     || fail "export: non-canonical bool bytes outside the slice are not reported" "exit $rc: $(cat "$tmp/o")"
+
+# NaN bits alone (a quieted signalling NaN) are ssfuzz's nan-payload verdict,
+# not a difference: the script's comparison follows the same rule.
+"$SSFUZZ" export --torch corpus/shift-right-1d.json -o "$tmp/nan.py"
+"$py" - "$tmp/nan.py" >"$tmp/o" 2>&1 <<'PYEOF'
+import importlib.util, struct, sys
+spec = importlib.util.spec_from_file_location("exported", sys.argv[1])
+m = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(m)
+f = lambda bits: struct.pack("<I", bits)
+snan, qnan, one, three = f(0x7f800001), f(0x7fc00001), f(0x3f800000), f(0x40400000)
+assert m.nan_pair(snan, qnan) and not m.nan_pair(snan, one)
+assert m.first_difference((snan + one, None), (qnan + one, None)) == (None, 1)
+text, nans = m.first_difference((snan + one, None), (qnan + three, None))
+assert nans == 1 and "expected 1.0" in text and "got 3.0" in text, text
+print("nan rule ok")
+PYEOF
+grep -q "nan rule ok" "$tmp/o" && pass "export: NaN-bits-only differences are nan-payload, a wrong value beside them still differs" \
+    || fail "export: the NaN rule" "$(tail -3 "$tmp/o")"
