@@ -79,6 +79,8 @@ int ss_pr_scatter(prun *r, const pval *v, const uint8_t *vals, int may_dup);
 /* malloc of n elements of t (at least 1 byte); NULL sets FAILED. */
 uint8_t *ss_pr_alloc(prun *r, ss_dtype t, int64_t n);
 int ss_pr_oom(prun *r);   /* sets FAILED, returns -1 */
+/* After a step: closed open-element records out, new ones sorted in. */
+void ss_pr_settle_open(prun *r);
 /* Writes n values at element offsets (elements of t in storage) in order;
  * repeated offsets accumulate (acc) or keep the last value, left open when
  * the values differ. */
