@@ -97,7 +97,7 @@ static void test_bad_descriptors(void **state) {
 static ss_verdict check(const ss_target *t, ss_op op, char *why, size_t n) {
     ss_check_result res;
     tu_check(t, op, NULL, &res);
-    snprintf(why, n, "%s", res.why);
+    snprintf(why, n, "%.*s", n > 0 ? (int)n - 1 : 0, res.why);
     return res.verdict;
 }
 
