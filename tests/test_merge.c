@@ -18,6 +18,7 @@
 #include "ss_merge.h"
 #include "ss_report.h"
 #include "ss_shard.h"
+#include "ss_summary_merge.h"
 #include "ss_target.h"
 
 static char root[256];
@@ -236,6 +237,29 @@ static void test_merge_dirs(void **state) {
     cJSON_Delete(s);
 }
 
+/* Runs of many seeds: the top level lists 256 of them, then "...", in linear time. */
+static void test_totals_capped(void **state) {
+    (void)state;
+    cJSON *runs = cJSON_CreateArray();
+    for (int i = 0; i < 300; i++) {
+        char text[160];
+        snprintf(text, sizeof text, "{\"seed\": \"%d\", \"targets\": \"emu:a\", \"cases\": 1}", i);
+        cJSON_AddItemToArray(runs, cJSON_Parse(text));
+    }
+    cJSON *t = ss_summary_totals(runs);
+    assert_non_null(t);
+    const char *seeds = cJSON_GetStringValue(cJSON_GetObjectItem(t, "seed"));
+    size_t commas = 0;
+    for (const char *p = seeds; *p; p++) commas += *p == ',';
+    assert_int_equal(commas, 256);                        /* 256 seeds and "..." */
+    assert_string_equal(seeds + strlen(seeds) - 4, ",...");
+    assert_int_equal(strncmp(seeds, "0,1,2,", 6), 0);
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(t, "targets")), "emu:a");
+    assert_int_equal((int)cJSON_GetObjectItem(t, "cases")->valuedouble, 300);
+    cJSON_Delete(t);
+    cJSON_Delete(runs);
+}
+
 static void test_merge_errors(void **state) {
     (void)state;
     char f[300];
@@ -262,6 +286,7 @@ int main(void) {
         cmocka_unit_test(test_partition),
         cmocka_unit_test_setup_teardown(test_resume_point, setup, teardown),
         cmocka_unit_test_setup_teardown(test_merge_dirs, setup, teardown),
+        cmocka_unit_test(test_totals_capped),
         cmocka_unit_test_setup_teardown(test_merge_errors, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -27,16 +27,26 @@ typedef struct bug {
     int64_t numel;
 } bug;
 
+/* Strings by value, in O(1): a scan per lookup would make a summary of a million
+ * runs (or as many reproducers) quadratic. slot[i] is an index into a string
+ * table plus one; 0 is empty. */
+typedef struct str_index {
+    size_t *slot;
+    size_t cap, n;
+} str_index;
+
 typedef struct merge {
     const ss_merge_opts *o;
     ss_merge_result *r;
     char out_real[4096];
     cJSON *runs;               /* the runs kept, in the order found */
     char **ids;                /* each run's identity (campaign_id, or its whole text) */
-    uint64_t *id_hash;
-    size_t n_ids, cap_ids, cap_hash;
+    size_t n_ids, cap_ids;
+    str_index run_ix;
     bug *bugs;
-    size_t n_bugs, cap_bugs;
+    char **keys;               /* bugs[i].key, for the index */
+    size_t n_bugs, cap_bugs, cap_keys;
+    str_index bug_ix;
     unsigned char *present;    /* shard indices seen (shard_count bytes) */
 } merge;
 
@@ -44,6 +54,24 @@ static uint64_t fnv64(const char *s) {
     uint64_t h = 14695981039346656037ull;
     for (; *s; s++) h = (h ^ (uint8_t)*s) * 1099511628211ull;
     return h;
+}
+
+/* Where key is (*slot: its index + 1) or would go (*slot == 0). */
+static size_t *index_slot(const str_index *x, const char *key, char *const *table) {
+    for (size_t i = fnv64(key) & (x->cap - 1);; i = (i + 1) & (x->cap - 1))
+        if (!x->slot[i] || !strcmp(table[x->slot[i] - 1], key)) return &x->slot[i];
+}
+
+/* Room for one more entry (at most half full). 0, or -1 out of memory. */
+static int index_room(str_index *x, char *const *table) {
+    if (x->cap && (x->n + 1) * 2 <= x->cap) return 0;
+    str_index y = {NULL, x->cap ? x->cap * 2 : 64, x->n};
+    if (y.cap < x->cap || !(y.slot = calloc(y.cap, sizeof *y.slot))) return -1;
+    for (size_t i = 0; i < x->cap; i++)
+        if (x->slot[i]) *index_slot(&y, table[x->slot[i] - 1], table) = x->slot[i];
+    free(x->slot);
+    *x = y;
+    return 0;
 }
 
 static int push_path(ss_pathlist *l, const char *p) {
@@ -109,19 +137,18 @@ static void note_shard(merge *m, const cJSON *run) {
 static int add_run(merge *m, const cJSON *run) {
     const char *cid = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(run, "campaign_id"));
     char *id = cid ? strdup(cid) : cJSON_PrintUnformatted(run);
-    if (!id) return -1;
-    const uint64_t h = fnv64(id);
-    for (size_t i = 0; i < m->n_ids; i++)
-        if (m->id_hash[i] == h && !strcmp(m->ids[i], id)) { free(id); m->r->duplicate_runs++; return 0; }
+    if (!id || index_room(&m->run_ix, m->ids)) { free(id); return -1; }
+    size_t *slot = index_slot(&m->run_ix, id, m->ids);
+    if (*slot) { free(id); m->r->duplicate_runs++; return 0; }
     cJSON *copy = cJSON_Duplicate(run, 1);
-    if (!copy || SS_GROW(m->ids, m->cap_ids, m->n_ids + 1) || SS_GROW(m->id_hash, m->cap_hash, m->n_ids + 1) ||
-        !cJSON_AddItemToArray(m->runs, copy)) {
+    if (!copy || SS_GROW(m->ids, m->cap_ids, m->n_ids + 1) || !cJSON_AddItemToArray(m->runs, copy)) {
         cJSON_Delete(copy);
         free(id);
         return -1;
     }
-    m->ids[m->n_ids] = id;
-    m->id_hash[m->n_ids++] = h;
+    m->ids[m->n_ids++] = id;
+    *slot = m->n_ids;
+    m->run_ix.n++;
     m->r->runs++;
     note_shard(m, run);
     return 0;
@@ -205,9 +232,10 @@ static int add_case(merge *m, const char *path) {
     n.minimized = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c.meta, "minimized"));
     n.numel = ss_min_numel(&c);
     ss_case_free(&c);
-    for (size_t i = 0; i < m->n_bugs; i++) {
-        bug *b = &m->bugs[i];
-        if (strcmp(b->key, key)) continue;
+    if (index_room(&m->bug_ix, m->keys)) return -1;
+    size_t *slot = index_slot(&m->bug_ix, key, m->keys);
+    if (*slot) {
+        bug *b = &m->bugs[*slot - 1];
         if (!better(&n, b)) return 0;
         char *p = strdup(path);
         if (!p) return -1;
@@ -216,11 +244,14 @@ static int add_case(merge *m, const char *path) {
         b->in_out = n.in_out, b->minimized = n.minimized, b->numel = n.numel;
         return 0;
     }
-    if (SS_GROW(m->bugs, m->cap_bugs, m->n_bugs + 1)) return -1;
+    if (SS_GROW(m->bugs, m->cap_bugs, m->n_bugs + 1) || SS_GROW(m->keys, m->cap_keys, m->n_bugs + 1)) return -1;
     n.key = strdup(key);
     n.path = strdup(path);
     if (!n.key || !n.path) { free(n.key); free(n.path); return -1; }
+    m->keys[m->n_bugs] = n.key;
     m->bugs[m->n_bugs++] = n;
+    *slot = m->n_bugs;
+    m->bug_ix.n++;
     return 0;
 }
 
@@ -347,8 +378,10 @@ static void merge_free(merge *m) {
     for (size_t i = 0; i < m->n_ids; i++) free(m->ids[i]);
     for (size_t i = 0; i < m->n_bugs; i++) { free(m->bugs[i].key); free(m->bugs[i].path); }
     free(m->ids);
-    free(m->id_hash);
+    free(m->run_ix.slot);
     free(m->bugs);
+    free(m->keys);
+    free(m->bug_ix.slot);
     free(m->present);
 }
 

@@ -11,15 +11,22 @@
 
 #define SUMMARY_MAX_BYTES ((size_t)64 << 20)
 
+/* Distinct values a joined list at the top level names, then "...": merging many
+ * runs of different seeds stays linear, and each run keeps its own value. */
+#define UNION_MAX 256
+
 /* "a,b" + "b,c" -> "a,b,c": the union of comma-separated lists, in first-seen order. */
 static char *union_list(const char *a, const char *b) {
     const size_t la = strlen(a);
-    char *out = malloc(la + strlen(b) + 2);
+    char *out = malloc(la + strlen(b) + 6);   /* room for ",..." too */
     if (!out) return NULL;
     memcpy(out, a, la + 1);
-    for (const char *p = b; *p;) {
+    size_t count = la > 0, lo = la;
+    for (const char *q = out; *q; q++) count += *q == ',';
+    int full = la >= 3 && !strcmp(out + la - 3, "...");
+    for (const char *p = b; *p && !full;) {
         const char *e = strchr(p, ',');
-        const size_t n = e ? (size_t)(e - p) : strlen(p);
+        size_t n = e ? (size_t)(e - p) : strlen(p);
         int seen = n == 0;
         for (const char *q = out; !seen && *q;) {
             const char *qe = strchr(q, ',');
@@ -28,10 +35,12 @@ static char *union_list(const char *a, const char *b) {
             q += qn + (qe != NULL);
         }
         if (!seen) {
-            const size_t lo = strlen(out);
-            if (lo) out[lo] = ',';
-            memcpy(out + lo + (lo != 0), p, n);
-            out[lo + (lo != 0) + n] = 0;
+            const char *v = p;
+            if (count >= UNION_MAX) { v = "..."; n = 3; full = 1; }
+            if (lo) out[lo++] = ',';
+            memcpy(out + lo, v, n);
+            out[lo += n] = 0;
+            count++;
         }
         p += n + (e != NULL);
     }
