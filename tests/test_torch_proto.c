@@ -93,6 +93,114 @@ static void test_run_head(void **state) {
     assert_int_equal(ss_tp_run_head_encode(buf, "a-mode-name-of-24-chars!", "s", "f", "d", &op), -1);
 }
 
+static void test_run_program(void **state) {
+    (void)state;
+    ss_op op;
+    memset(&op, 0, sizeof op);
+    op.elem_size = 4;
+    op.input_storage_numel = 8;
+    op.src_aliased = 1;
+    op.input.ndim = 1, op.input.sizes[0] = 8, op.input.strides[0] = 1;
+    op.src.ndim = 1, op.src.sizes[0] = 2, op.src.strides[0] = 1;
+    uint8_t head[512], prog[128];
+    assert_int_equal(ss_tp_run_head_encode(head, "aot-eager-cpu", "program", "two-inputs", "float32", &op), 0);
+    const char *src = "def program(x, src):\n    return (x,)\n";
+    const size_t len = strlen(src);
+    assert_int_equal(ss_tp_run_program_size(len), (8 + len + 15) / 16 * 16);   /* storages stay aligned */
+    assert_int_equal(ss_tp_run_program_size(8), 16);
+    assert_int_equal(ss_tp_run_program_encode(head, prog, src, len, 1), 0);
+    assert_int_equal(head[92], 1 | SS_TP_F_PROGRAM);       /* aliased, a program */
+    assert_int_equal(prog[0], (uint8_t)len);
+    assert_memory_equal(prog + 4, src, len);
+    assert_int_equal(prog[4 + len], 1);                     /* one returned value */
+    for (size_t i = 8 + len; i < ss_tp_run_program_size(len); i++) assert_int_equal(prog[i], 0);
+    assert_int_equal(ss_tp_run_program_encode(head, prog, src, SS_TP_MAX_SOURCE + 1, 1), -1);
+}
+
+/* Appends one returned value's encoding to b at *k. */
+static void put_value(uint8_t *b, size_t *k, uint32_t shares, const char *dtype, uint32_t ndim,
+                      const uint64_t *sizes, uint64_t nbytes, const uint8_t *bytes) {
+    put32(b + *k, shares, 0);
+    memset(b + *k + 4, 0, 16);
+    memcpy(b + *k + 4, dtype, strlen(dtype));
+    put32(b + *k + 20, ndim, 0);
+    *k += 24;
+    for (uint32_t d = 0; d < ndim; d++, *k += 8) put32(b + *k, (uint32_t)sizes[d], (uint32_t)(sizes[d] >> 32));
+    put32(b + *k, (uint32_t)nbytes, (uint32_t)(nbytes >> 32));
+    *k += 8;
+    if (bytes) memcpy(b + *k, bytes, (size_t)nbytes);
+    *k += bytes ? (size_t)nbytes : 0;
+}
+
+static void test_program_result_lengths(void **state) {
+    (void)state;
+    uint8_t head[8];
+    ss_tp_result r;
+    char why[256];
+    put32(head, SS_TP_OK, 3);
+    assert_int_equal(ss_tp_result_decode_program(head, 8 + 3 + 40 + 4, 40, &r, why, sizeof why), 0);
+    assert_true(r.returns_len == 4);
+    assert_int_equal(ss_tp_result_decode_program(head, 8 + 3 + 40 + 3, 40, &r, why, sizeof why), -1);  /* no count */
+    assert_int_equal(ss_tp_result_decode_program(head, 8 + 3 + 40 + SS_TP_MAX_RETURNS_BYTES + 1, 40, &r, why,
+                                                 sizeof why), -1);
+    assert_non_null(strstr(why, "returned values"));
+    put32(head, SS_TP_REFUSED, 3);                                  /* no storages, no values */
+    assert_int_equal(ss_tp_result_decode_program(head, 8 + 3, 40, &r, why, sizeof why), 0);
+    assert_true(r.returns_len == 0);
+    assert_int_equal(ss_tp_result_decode_program(head, 8 + 3 + 4, 40, &r, why, sizeof why), -1);
+}
+
+static void test_returns_decode(void **state) {
+    (void)state;
+    uint8_t b[512], vals[24];
+    for (int i = 0; i < 24; i++) vals[i] = (uint8_t)i;
+    const uint64_t s23[] = {2, 3}, s0[] = {0, 5}, huge[] = {(uint64_t)1 << 40, (uint64_t)1 << 40};
+    ss_prog_actual a;
+    char why[256];
+    size_t k = 4;
+    put32(b, 2, 0);
+    put_value(b, &k, 1, "float32", 2, s23, 24, vals);
+    put_value(b, &k, 0, "int16", 2, s0, 0, vals);
+    assert_int_equal(ss_tp_returns_decode(b, k, &a, why, sizeof why), 0);
+    assert_int_equal(a.nret, 2);
+    assert_int_equal(a.ret[0].dtype, SS_FLOAT32);
+    assert_int_equal(a.ret[0].ndim, 2);
+    assert_true(a.ret[0].sizes[1] == 3 && a.ret[0].nbytes == 24 && a.ret[0].shares == 1);
+    assert_memory_equal(a.ret[0].bytes, vals, 24);
+    assert_int_equal(a.ret[1].dtype, SS_INT16);
+    assert_true(a.ret[1].nbytes == 0);
+    /* every length checked against the frame: each cut is refused */
+    for (size_t cut = 0; cut < k; cut++)
+        assert_int_equal(ss_tp_returns_decode(b, cut, &a, why, sizeof why), -1);
+    assert_int_equal(ss_tp_returns_decode(b, k + 1, &a, why, sizeof why), -1);   /* a byte left over */
+    assert_non_null(strstr(why, "before the frame"));
+    /* hostile fields, one at a time */
+    struct { uint32_t shares; const char *dtype; uint32_t ndim; const uint64_t *sizes; uint64_t nbytes;
+             const char *says; } bad[] = {
+        {4, "float32", 2, s23, 24, "unknown bits"},
+        {0, "float8", 2, s23, 24, "dtype"},
+        {0, "float32", SS_MAX_NDIM + 1, s23, 24, "ndim"},
+        {0, "float32", 2, s23, 23, "23 bytes for 6 elements"},
+        {0, "float32", 2, huge, 0, "out of range"},
+        {0, "float32", 2, s23, (uint64_t)1 << 62, "bytes"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        k = 4;
+        put32(b, 1, 0);
+        put_value(b, &k, bad[i].shares, bad[i].dtype, bad[i].ndim <= 2 ? bad[i].ndim : 0, bad[i].sizes,
+                  bad[i].nbytes, NULL);
+        if (bad[i].ndim > 2) put32(b + 4 + 20, bad[i].ndim, 0);
+        assert_int_equal(ss_tp_returns_decode(b, k, &a, why, sizeof why), -1);
+        assert_non_null(strstr(why, bad[i].says));
+    }
+    put32(b, SS_PROG_MAX_RETURNS + 1, 0);                           /* too many values */
+    assert_int_equal(ss_tp_returns_decode(b, 4, &a, why, sizeof why), -1);
+    memset(b, 0, 24 + 4);                                          /* a 16-char dtype without its NUL */
+    put32(b, 1, 0);
+    memset(b + 8, 'a', 16);
+    assert_int_equal(ss_tp_returns_decode(b, 4 + 24 + 8, &a, why, sizeof why), -1);
+}
+
 static void test_caps(void **state) {
     (void)state;
     ss_tp_caps c;
@@ -137,6 +245,8 @@ int main(void) {
         cmocka_unit_test(test_header_round_trip), cmocka_unit_test(test_header_rejects),
         cmocka_unit_test(test_result_lengths),    cmocka_unit_test(test_run_head),
         cmocka_unit_test(test_caps),              cmocka_unit_test(test_version_ranges),
+        cmocka_unit_test(test_run_program),       cmocka_unit_test(test_program_result_lengths),
+        cmocka_unit_test(test_returns_decode),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "ss_check.h"
+#include "ss_program_ref.h"
 #include "ss_reference.h"
 #include "ss_storage.h"
 #include "ss_text.h"
@@ -34,6 +35,27 @@ void ss_check_ctx_free(ss_check_ctx *ctx) {
     ss_storage_free(&ctx->tgt_src);
     ss_storage_free(&ctx->init_in);
     ss_storage_free(&ctx->init_src);
+    ss_prog_result_free(&ctx->prog_ref);
+}
+
+/* A program case's reference (see ss_check_prepare). */
+static int prepare_program(ss_check_ctx *ctx, const ss_case *c, const ss_plan *plan, ss_run_status *ref_status,
+                           char *why, size_t why_len) {
+    ss_prog_result *r = &ctx->prog_ref;
+    ss_prog_result_free(r);
+    switch (ss_prog_ref_run(c, plan, &ctx->ref_in, &ctx->ref_src, r)) {
+    case SS_PROG_OK: *ref_status = SS_RUN_OK; return 0;
+    case SS_PROG_REFUSED:
+        if (r->raises) { *ref_status = SS_RUN_REFUSED; return 0; }
+        snprintf(why, why_len, "program[%d] has no defined result (%s): nothing to compare", r->step, r->why);
+        return -1;
+    case SS_PROG_INVALID:
+        snprintf(why, why_len, "%s: %s", r->err.field, r->err.msg);
+        return -1;
+    default:
+        snprintf(why, why_len, "out of memory running the program's reference");
+        return -1;
+    }
 }
 
 int ss_check_prepare(ss_check_ctx *ctx, const ss_case *c, const ss_plan *plan,
@@ -60,18 +82,81 @@ int ss_check_prepare(ss_check_ctx *ctx, const ss_case *c, const ss_plan *plan,
     ss_fill_case(c, &ctx->init_in, &ctx->init_src);
     ctx->dtype = (int)c->dtype;
     ctx->program = c->program;
+    ctx->c = c;
     ss_storage_copy(&ctx->ref_in, &ctx->init_in);
     ss_storage_copy(&ctx->ref_src, &ctx->init_src);
+    if (c->program) return prepare_program(ctx, c, plan, ref_status, why, why_len);
     *ref_status = ss_ref_run(plan, &ctx->ref_in, &ctx->ref_src, why, why_len);
     return *ref_status == SS_RUN_FAILED ? -1 : 0;
 }
 
 int ss_check_runs_programs(const ss_target *t) {
     /* Kernel engines take one slice write (a plan); programs need an engine
-     * that runs Python. Until the torch engine's descriptor says it runs them,
-     * no engine does. */
-    (void)t;
-    return 0;
+     * that runs Python, and there only the targets that take programs. */
+    return t->engine->runs_programs && t->engine->run_program && t->engine->runs_programs(t);
+}
+
+void ss_check_describe(const ss_plan *plan, const ss_check_result *res, char *out, size_t n) {
+    if ((res->verdict == SS_MISMATCH || res->verdict == SS_GUARD_WRITE || res->verdict == SS_NAN_PAYLOAD) &&
+        !res->program)
+        ss_diff_format(plan, &res->diff, out, n);
+    else
+        snprintf(out, n, "%s", res->why);
+}
+
+/* A worker's or plugin's words: untrusted, made inert once for every printer. */
+static void make_inert(ss_check_result *res) {
+    if (!res->why[0]) return;
+    char said[sizeof res->why];
+    memcpy(said, res->why, sizeof said);
+    said[sizeof said - 1] = '\0';
+    ss_text_inert(said, res->why, sizeof res->why);
+}
+
+/* A verdict that is not a comparison (the target did not run the case through). */
+static int unrun_verdict(ss_run_status st, ss_check_result *res) {
+    switch (st) {
+    case SS_RUN_UNAVAILABLE: res->verdict = SS_TARGET_UNAVAILABLE; return 1;
+    case SS_RUN_FAILED: res->verdict = SS_TARGET_FAILED; return 1;
+    case SS_RUN_REFUSED: res->verdict = SS_REFUSED; return 1;
+    case SS_RUN_RAISED: res->verdict = SS_RAISED; return 1;
+    case SS_RUN_ERROR: res->verdict = SS_ERROR; return 1;
+    case SS_RUN_TIMEOUT: res->verdict = SS_TARGET_TIMEOUT; return 1;
+    default: return 0;
+    }
+}
+
+/* A program case on a program target: storages, returned values and their
+ * aliasing against the program's reference. */
+static void check_program(ss_check_ctx *ctx, const ss_plan *plan, ss_run_status ref_status, const ss_target *t,
+                          const ss_run_opts *o, ss_check_result *res) {
+    ss_prog_actual act;
+    memset(&act, 0, sizeof act);
+    const ss_run_status st = t->engine->run_program(t, ctx->c, plan, &ctx->tgt_in, &ctx->tgt_src, o, &act,
+                                                    res->why, sizeof res->why);
+    make_inert(res);
+    if (unrun_verdict(st, res)) return;
+    if (st == SS_RUN_REJECTED) { res->verdict = SS_REJECTED_BY_TARGET; return; }
+    res->verdict = st == SS_RUN_FLAKY ? SS_FLAKY : SS_AGREE;
+    /* The reference refuses (PyTorch raises) and the target ran the program:
+     * the reference has no answer to hold it to. */
+    if (ref_status != SS_RUN_OK) return;
+    act.in = &ctx->tgt_in;
+    act.src = &ctx->tgt_src;
+    ss_prog_diff d;
+    if (!ss_prog_compare(ctx->c, &ctx->prog_ref, &ctx->ref_in, &ctx->ref_src, &act, &d)) return;
+    ss_prog_ref_blame(ctx->c, plan, &ctx->init_in, &ctx->init_src, &d);
+    char text[512 + sizeof res->why];
+    ss_prog_diff_format(ctx->program, &d, text, 512);
+    if (res->why[0])   /* the worker's note on the returned values' aliasing */
+        snprintf(text + strlen(text), sizeof text - strlen(text), "; worker: %s", res->why);
+    const size_t len = strnlen(text, sizeof res->why - 1);
+    memcpy(res->why, text, len);
+    res->why[len] = '\0';
+    res->diff.count = d.count;
+    res->diff.guard_corrupt = d.guard_corrupt;
+    res->diff.value_type = ctx->value_type;
+    res->verdict = d.guard_corrupt ? SS_GUARD_WRITE : SS_MISMATCH;
 }
 
 void ss_check_target(ss_check_ctx *ctx, const ss_plan *plan, ss_run_status ref_status,
@@ -80,6 +165,7 @@ void ss_check_target(ss_check_ctx *ctx, const ss_plan *plan, ss_run_status ref_s
         memset(res, 0, sizeof *res);
         res->verdict = SS_TARGET_UNAVAILABLE;
         res->ref_status = ref_status;
+        res->program = 1;
         snprintf(res->why, sizeof res->why, "%s", SS_CHECK_NOT_APPLICABLE);
         return;
     }
@@ -88,28 +174,25 @@ void ss_check_target(ss_check_ctx *ctx, const ss_plan *plan, ss_run_status ref_s
     res->verdict = SS_AGREE;
     res->ref_status = ref_status;
     res->why[0] = '\0';
+    res->program = ctx->program != NULL;
     ss_storage_copy(&ctx->tgt_in, &ctx->init_in);
     ss_storage_copy(&ctx->tgt_src, &ctx->init_src);
     ss_run_opts o = {SS_SCHED_FORWARD, 1, 0};
     if (opts) o = *opts;
     o.dtype = ctx->dtype;
-    const ss_run_status st = t->run(t, plan, &ctx->tgt_in, &ctx->tgt_src, &o, res->why, sizeof res->why);
-    if (res->why[0]) {   /* a worker's or plugin's words: untrusted, made inert once for every printer */
-        char said[sizeof res->why];
-        memcpy(said, res->why, sizeof said);
-        said[sizeof said - 1] = '\0';
-        ss_text_inert(said, res->why, sizeof res->why);
+    if (ctx->program) {
+        memset(&res->diff, 0, sizeof res->diff);
+        check_program(ctx, plan, ref_status, t, &o, res);
+        return;
     }
+    const ss_run_status st = t->run(t, plan, &ctx->tgt_in, &ctx->tgt_src, &o, res->why, sizeof res->why);
+    make_inert(res);
     const int compared = (st == SS_RUN_OK || st == SS_RUN_FLAKY || st == SS_RUN_REJECTED) &&
                          (st == SS_RUN_REJECTED) == (ref_status == SS_RUN_REJECTED);
     if (!compared) memset(&res->diff, 0, sizeof res->diff);
+    if (unrun_verdict(st, res)) return;
     switch (st) {
-    case SS_RUN_UNAVAILABLE: res->verdict = SS_TARGET_UNAVAILABLE; return;
-    case SS_RUN_FAILED: res->verdict = SS_TARGET_FAILED; return;
-    case SS_RUN_REFUSED: res->verdict = SS_REFUSED; return;
-    case SS_RUN_RAISED: res->verdict = SS_RAISED; return;
-    case SS_RUN_ERROR: res->verdict = SS_ERROR; return;
-    case SS_RUN_TIMEOUT: res->verdict = SS_TARGET_TIMEOUT; return;
+    default: return;
     case SS_RUN_REJECTED:
         if (ref_status != SS_RUN_REJECTED) { res->verdict = SS_REJECTED_BY_TARGET; return; }
         /* Both refused: agreement, provided the target left everything as it was. */
@@ -129,4 +212,34 @@ void ss_check_target(ss_check_ctx *ctx, const ss_plan *plan, ss_run_status ref_s
                  : only_nans ? SS_NAN_PAYLOAD
                  : res->diff.count ? SS_MISMATCH
                  : st == SS_RUN_FLAKY ? SS_FLAKY : SS_AGREE;
+}
+
+const char *ss_check_stage(ss_check_ctx *ctx, const ss_plan *plan, ss_run_status ref_status,
+                           const ss_target *t, const ss_run_opts *opts, char *detail, size_t n) {
+    const ss_target *sib[4];
+    const char *names[4], *last = NULL;
+    const int k = t->engine->stages ? t->engine->stages(t, sib, names, &last, 4) : 0;
+    size_t used = 0;
+    detail[0] = '\0';
+    for (int i = 0; i < k; i++) {
+        ss_run_opts o = {0, 1, 0};
+        if (opts) o = *opts;
+        const char *sched = ss_target_schedule(t, opts ? opts->schedule : 0);
+        o.schedule = sched ? ss_target_schedule_index(sib[i], sched) : 0;
+        if (o.schedule < 0) o.schedule = 0;
+        ss_check_result r;
+        ss_check_target(ctx, plan, ref_status, sib[i], &o, &r);
+        const int right = r.verdict == SS_AGREE || r.verdict == SS_FLAKY;
+        const int wrong = r.verdict == SS_MISMATCH || r.verdict == SS_GUARD_WRITE || r.verdict == SS_RAISED ||
+                          r.verdict == SS_ACCEPTED_INVALID || r.verdict == SS_REJECTED_BY_TARGET;
+        if (used < n)
+            used += (size_t)snprintf(detail + used, n - used, "%s%s %s", i ? ", " : "", sib[i]->name,
+                                     right ? "agrees" : ss_verdict_name(r.verdict));
+        if (wrong) return names[i];
+        if (!right) {
+            if (used < n) snprintf(detail + used, n - used, " (%.120s): stage unknown", r.why);
+            return NULL;
+        }
+    }
+    return k ? last : NULL;
 }

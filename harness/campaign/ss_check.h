@@ -40,6 +40,10 @@ typedef struct ss_check_ctx {
     int value_type;           /* 1 + the prepared case's ss_dtype, copied into each diff */
     int nan_payload_is_finding;   /* 1: a NaN-bits-only difference is a mismatch, not nan-payload */
     const struct ss_program *program;   /* the prepared case's program (not owned), or NULL */
+    /* A program case: the prepared case (not owned: it must outlive the
+     * checks of this preparation) and the reference's result (owned). */
+    const ss_case *c;
+    ss_prog_result prog_ref;
 } ss_check_ctx;
 
 void ss_check_ctx_init(ss_check_ctx *ctx);
@@ -48,24 +52,50 @@ void ss_check_ctx_free(ss_check_ctx *ctx);
 typedef struct ss_check_result {
     ss_verdict verdict;
     ss_run_status ref_status;
-    ss_diff diff;             /* valid for SS_MISMATCH / SS_GUARD_WRITE */
-    char why[256];            /* target's reason (rejection, failure) */
+    ss_diff diff;             /* valid for SS_MISMATCH / SS_GUARD_WRITE (a program case: count
+                                 and guard_corrupt only) */
+    char why[256];            /* target's reason (rejection, failure); a program case's
+                                 mismatch: the first difference and the first wrong step */
+    int program;              /* 1: a program case (why describes a mismatch) */
 } ss_check_result;
+
+/* One line for a verdict: a mismatch's first difference (a program's from
+ * `why`, a statement's from the diff), else the target's reason. */
+void ss_check_describe(const ss_plan *plan, const ss_check_result *res, char *out, size_t n);
 
 /* Fill storages from the case and run the reference once; its result stays in
  * ctx->ref_*, the initial contents in ctx->init_*. Returns 0, or -1 with `why`
- * set when the case exceeds the byte budget or memory runs out. */
+ * set when the case exceeds the byte budget or memory runs out. A program case
+ * runs the program's reference (ss_prog_ref_run): *ref_status is SS_RUN_OK,
+ * or SS_RUN_REFUSED when PyTorch raises at a step (raises = 1); a program the
+ * reference finds invalid, or one with no defined result (raises = 0:
+ * nothing to compare; a campaign counts it skipped), is -1 with why. */
 int ss_check_prepare(ss_check_ctx *ctx, const ss_case *c, const ss_plan *plan,
                      ss_run_status *ref_status, char *why, size_t why_len);
 /* Run one target on a fresh copy of the initial storages (left in ctx->tgt_*)
  * and judge it against the prepared reference. A program case on a target
- * whose engine does not run programs (emu, cuda, plugins: ss_check_runs_programs)
- * is SS_TARGET_UNAVAILABLE, "not applicable: program cases run on torch
- * targets only", never a finding. */
+ * that does not run programs (emu, cuda, plugins, torch spellings:
+ * ss_check_runs_programs) is SS_TARGET_UNAVAILABLE, SS_CHECK_NOT_APPLICABLE,
+ * never a finding. A program case is judged by ss_prog_compare (storages,
+ * returned values, their aliasing): a mismatch's why is the first difference
+ * and the first wrong step (ss_prog_ref_blame); where the reference refuses
+ * (PyTorch raises) a target that refuses is `refused` and one that runs the
+ * program agrees (the reference has no answer to hold it to). */
 void ss_check_target(ss_check_ctx *ctx, const ss_plan *plan, ss_run_status ref_status,
                      const ss_target *t, const ss_run_opts *opts, ss_check_result *res);
-/* 1 when t's engine runs program cases. */
+/* 1 when t runs program cases (its engine's runs_programs hook). */
 int ss_check_runs_programs(const ss_target *t);
-#define SS_CHECK_NOT_APPLICABLE "not applicable: program cases run on torch targets only"
+#define SS_CHECK_NOT_APPLICABLE "not applicable: program cases run on program targets only (torch:MODE:program)"
+
+/* Where in t's pipeline its wrong result on the prepared case first appears:
+ * the case is rerun on the siblings t's engine names (ss_engine.stages, under
+ * the same schedule name) and the first sibling with a wrong answer (a
+ * finding's verdict) names the stage; every sibling right: t's last stage.
+ * Returns the stage ("dynamo", "aot", "inductor"), or NULL when t has no
+ * stages or a sibling gave no answer (unavailable, an error, a refusal, a
+ * crash): detail says which sibling said what either way. Overwrites
+ * ctx->tgt_*. */
+const char *ss_check_stage(ss_check_ctx *ctx, const ss_plan *plan, ss_run_status ref_status,
+                           const ss_target *t, const ss_run_opts *opts, char *detail, size_t n);
 
 #endif

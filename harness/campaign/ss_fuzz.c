@@ -14,6 +14,7 @@
 #include "ss_fuzz.h"
 #include "ss_minimize.h"
 #include "ss_plan_build.h"
+#include "ss_test_hook.h"
 
 /* Shared with the parent: what the worker is doing right now. */
 typedef struct fz_slot {
@@ -144,6 +145,25 @@ static void send_finding(fz_worker_state *w, int ti, int sched, const char *kind
     if (io_full(w->res_fd, &m, sizeof m, 1)) _exit(3);
 }
 
+/* A minimized finding of a target with pipeline stages (torch.compile) is
+ * rerun on the target's siblings; the first wrong stage goes into the
+ * reproducer's meta (ss_report_set_stage) and the finding's line. */
+static void note_stage(fz_worker_state *w, const ss_case *m, const ss_target *t, const ss_run_opts *ro,
+                       const char *path, char *line, size_t n) {
+    ss_plan plan;
+    ss_run_status ref;
+    char why[256], checks[600];
+    ss_error err;
+    if (!t->engine->stages || ss_plan_build_limited(&m->op, w->cfg->max_bytes, &plan, NULL) ||
+        ss_check_prepare(&w->mctx, m, &plan, &ref, why, sizeof why))
+        return;
+    restart_clock(w);
+    const char *stage = ss_check_stage(&w->mctx, &plan, ref, t, ro, checks, sizeof checks);
+    if (!checks[0] || ss_report_set_stage(path, t, stage, checks, &err)) return;
+    const size_t used = strlen(line);
+    snprintf(line + used, n - used, "; stage %s", stage ? stage : "unknown");
+}
+
 static void on_finding(fz_worker_state *w, const ss_case *c0, const ss_plan *plan, uint64_t index,
                        int ti, const ss_run_opts *ro, const ss_check_result *res) {
     const ss_fuzz_config *cfg = w->cfg;
@@ -190,6 +210,8 @@ static void on_finding(fz_worker_state *w, const ss_case *c0, const ss_plan *pla
         if (rc < 0) snprintf(line, sizeof line, "%s on %s: cannot write the reproducer: %s: %s",
                              kind, t->name, err.field, err.msg);
         else ss_report_line(&m, &f, path, rc == 1, line, sizeof line);
+        if (rc == 1 && (res->verdict == SS_MISMATCH || res->verdict == SS_GUARD_WRITE || res->verdict == SS_RAISED))
+            note_stage(w, &m, t, ro, path, line, sizeof line);
         if (rc == 1) ss_confirm_finding(path, line, sizeof line);   /* torch: its script, standalone */
         ss_report_key(&m, &f, bug, sizeof bug);
         send_finding(w, ti, (int)ro->schedule, kind, bug, rc < 0 ? NULL : path, rc == 1, line, rc < 0);
@@ -226,6 +248,7 @@ static int run_case(fz_worker_state *w, uint64_t index) {
     if (ss_plan_build_limited(&c.op, cfg->max_bytes, &plan, NULL) ||
         ss_check_prepare(&w->ctx, &c, &plan, &ref, why, sizeof why)) {
         STORE(w->slot->skipped, w->slot->skipped + 1);
+        ss_case_free(&c);   /* a program case owns its program */
         return size_class;
     }
     for (size_t ti = 0; ti < cfg->n_targets; ti++) {
@@ -263,6 +286,7 @@ static int run_case(fz_worker_state *w, uint64_t index) {
             break;   /* one finding per target and case: the first failing schedule */
         }
     }
+    ss_case_free(&c);
     return size_class;
 }
 
@@ -282,7 +306,7 @@ static void worker_main(const ss_fuzz_config *cfg, fz_slot *slot, int cmd_fd, in
     w->ctx.nan_payload_is_finding = w->mctx.nan_payload_is_finding = cfg->nan_payload_is_finding;
     ss_target_set_clock_hook(engine_clock, w);
     ss_engines_enter_worker();  /* e.g. this worker is the CUDA process; it ends when poisoned */
-    const char *fault = getenv("SSFUZZ_TEST_FAULT");
+    const char *fault = ss_test_hook("SSFUZZ_TEST_FAULT");
     if (fault && (!strncmp(fault, "crash:", 6) || !strncmp(fault, "hang:", 5) || !strncmp(fault, "full:", 5))) {
         w->fault = fault[0] == 'c' ? 1 : fault[0] == 'h' ? 2 : 3;
         w->fault_index = strtoull(strchr(fault, ':') + 1, NULL, 10);

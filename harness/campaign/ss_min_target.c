@@ -30,10 +30,7 @@ int ss_min_target_run(ss_case *c, const ss_min_opts *opts, ss_min_target *p, ss_
     for (int i = 0; i < runs; i++) {
         if (!ss_min_target_pred(c, &plan, p)) continue;
         if (held++) continue;
-        if (p->last.verdict == SS_MISMATCH || p->last.verdict == SS_GUARD_WRITE)
-            ss_diff_format(&plan, &p->last.diff, detail, detail_len);
-        else
-            snprintf(detail, detail_len, "%s", p->last.why);
+        ss_check_describe(&plan, &p->last, detail, detail_len);
     }
     if (runs > 1 && held < runs) {
         const size_t len = strlen(detail);

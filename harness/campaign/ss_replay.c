@@ -119,6 +119,15 @@ static int keep_final(ss_replay_run *run, const ss_check_ctx *ck) {
     return 0;
 }
 
+/* A wrong result of a target with pipeline stages (torch.compile): the stage
+ * first wrong, in one line (nothing for a target without stages). */
+static void print_stage(ss_replay_ctx *rc, const char *label, const ss_target *t, const ss_run_opts *ro,
+                        ss_run_status ref_status, FILE *out) {
+    char detail[600];
+    const char *stage = ss_check_stage(&rc->check, &rc->plan, ref_status, t, ro, detail, sizeof detail);
+    if (stage || detail[0]) fprintf(out, "%s: stage: %s (%s)\n", label, stage ? stage : "unknown", detail);
+}
+
 /* The two report streams of one case: results (stdout) and diagnostics (stderr). */
 typedef struct streams { FILE *out, *diag; } streams;
 
@@ -155,14 +164,16 @@ static void run_one(ss_replay_ctx *rc, const char *label, const ss_target *t, co
     if (run->schedule) snprintf(where, sizeof where, " under %s", run->schedule);
     char detail[512];
     FILE *out = io->out;
+    const int stage = rc->opts.find_stage && !isolate;
     if (ss_verdict_is_finding(run->res.verdict))
         r->exit_code = ss_exit_worse(r->exit_code, SS_EXIT_FINDING);
     switch (run->res.verdict) {
     case SS_AGREE: return;
     case SS_MISMATCH: case SS_GUARD_WRITE:
-        ss_diff_format(&rc->plan, &run->res.diff, detail, sizeof detail);
+        ss_check_describe(&rc->plan, &run->res, detail, sizeof detail);
         fprintf(out, "%s: MISMATCH %s%s (%s): %s\n", label, t->name, where,
                 ss_verdict_name(run->res.verdict), detail);
+        if (stage) print_stage(rc, label, t, ro, r->ref_status, out);
         return;
     case SS_REJECTED_BY_TARGET:
         fprintf(out, "%s: MISMATCH %s%s rejected a case the reference accepts: %s\n", label, t->name,
@@ -175,6 +186,7 @@ static void run_one(ss_replay_ctx *rc, const char *label, const ss_target *t, co
     case SS_RAISED:
         fprintf(out, "%s: MISMATCH %s%s raised where eager runs the same code (raised): %s\n", label,
                 t->name, where, run->res.why);
+        if (stage) print_stage(rc, label, t, ro, r->ref_status, out);
         return;
     case SS_TARGET_FAILED: case SS_TARGET_TIMEOUT: case SS_FLAKY:
         fprintf(out, "%s: FINDING %s on %s%s: %s\n", label, ss_verdict_name(run->res.verdict), t->name,

@@ -23,6 +23,9 @@ typedef struct ss_replay_opts {
     int targets_named, schedule_named;   /* set by ss_replay_add_target / _set_schedule */
     double case_timeout;       /* limit of a run isolated in a child; 0: 10 s */
     int nan_payload_is_finding;   /* 1: a NaN-bits-only difference is a mismatch (default: noted) */
+    int find_stage;            /* 1: a wrong result of a target with pipeline stages (torch.compile)
+                                  is rerun on its siblings and the first wrong stage printed
+                                  (ss_check_stage): replay, not regress */
 } ss_replay_opts;
 
 void ss_replay_opts_init(ss_replay_opts *o);

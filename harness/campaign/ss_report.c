@@ -187,6 +187,32 @@ void ss_report_line(const ss_case *c, const ss_finding *f, const char *path, int
     if (k >= 0 && (size_t)k + strlen(next) < n) memcpy(out + k, next, strlen(next) + 1);
 }
 
+int ss_report_set_stage(const char *path, const ss_target *t, const char *stage, const char *checks,
+                        ss_error *err) {
+    ss_case c;
+    ss_case_init(&c);
+    if (ss_case_load(path, &c, err)) { ss_case_free(&c); return -1; }
+    const char *key = t->engine->meta_key ? t->engine->meta_key : t->engine->name;
+    if (!c.meta) c.meta = cJSON_CreateObject();
+    cJSON *block = c.meta ? cJSON_GetObjectItemCaseSensitive(c.meta, key) : NULL;
+    if (c.meta && !cJSON_IsObject(block)) {
+        cJSON_DeleteItemFromObjectCaseSensitive(c.meta, key);
+        block = cJSON_AddObjectToObject(c.meta, key);
+    }
+    int rc = -1;
+    if (block) {
+        cJSON_DeleteItemFromObjectCaseSensitive(block, "stage");
+        cJSON_DeleteItemFromObjectCaseSensitive(block, "stage_checks");
+    }
+    if (!block || !cJSON_AddStringToObject(block, "stage", stage ? stage : "unknown") ||
+        !cJSON_AddStringToObject(block, "stage_checks", checks))
+        ss_fail(err, path, "out of memory");
+    else
+        rc = ss_case_save_atomic(path, &c, err);
+    ss_case_free(&c);
+    return rc;
+}
+
 /* ---- summary ----------------------------------------------------------- */
 
 static int add_bug(ss_summary *s, const char *bug) {

@@ -67,6 +67,14 @@ int ss_report_write(const char *dir, ss_case *c, const ss_finding *f, int varian
 void ss_report_line(const ss_case *c, const ss_finding *f, const char *path, int is_new,
                     char *out, size_t n);
 
+/* Records in the reproducer at path (atomically) where a finding of t first
+ * goes wrong (ss_check_stage): meta.KEY.stage, KEY being t's engine's meta
+ * key ("torch"), "dynamo", "aot", "inductor", or "unknown" when stage is
+ * NULL; meta.KEY.stage_checks: which sibling target said what. 0, or -1
+ * with err. */
+int ss_report_set_stage(const char *path, const ss_target *t, const char *stage, const char *checks,
+                        ss_error *err);
+
 /* ---- campaign summary -------------------------------------------------- */
 
 typedef struct ss_summary_sig {

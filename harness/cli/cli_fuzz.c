@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "ss_check.h"
 #include "ss_cli.h"
 #include "ss_files.h"
 #include "ss_fuzz.h"
@@ -341,6 +342,10 @@ int ss_cmd_fuzz(int argc, char **argv) {
         all_none &= want == 0;
     }
     if (!have_large) cfg.gen.large_per_mille = most > 0 ? (unsigned)most : all_none ? 0 : cfg.gen.large_per_mille;
+    /* A program target runs program cases only: naming one asks for programs. */
+    int programs_auto = 0;
+    for (size_t i = 0; i < cfg.n_targets && !cfg.gen.programs; i++)
+        if (ss_check_runs_programs(cfg.targets[i])) cfg.gen.programs = programs_auto = 1;
     for (size_t i = 0; i < cfg.n_targets; i++) {
         int first, last;
         if (ss_fuzz_schedules(&cfg, cfg.targets[i], &first, &last)) {
@@ -391,8 +396,10 @@ int ss_cmd_fuzz(int argc, char **argv) {
     if (cfg.first_case)
         snprintf(where + strlen(where), sizeof where - strlen(where), ", from case %llu%s",
                  (unsigned long long)cfg.first_case, resume ? " (--resume)" : "");
-    fprintf(stderr, "fuzz: seed %llu%s, %zu target%s (%s), %s, out %s\n", (unsigned long long)cfg.seed, where,
-            cfg.n_targets, cfg.n_targets == 1 ? "" : "s", sum.targets, limit, out);
+    fprintf(stderr, "fuzz: seed %llu%s, %zu target%s (%s), %s%s, out %s\n", (unsigned long long)cfg.seed, where,
+            cfg.n_targets, cfg.n_targets == 1 ? "" : "s", sum.targets, limit,
+            programs_auto ? ", programs (a program target: --programs implied)" : cfg.gen.programs ? ", programs" : "",
+            out);
 
     struct sigaction sa, old_int, old_term;
     memset(&sa, 0, sizeof sa);

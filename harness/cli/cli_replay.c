@@ -90,6 +90,7 @@ int ss_cmd_replay(int argc, char **argv) {
     ss_replay_opts o;
     ss_replay_opts_init(&o);
     o.use_meta = 1;
+    o.find_stage = 1;   /* a compiled mismatch names its stage */
     const char *dump_dir = NULL;
     int quiet = 0, json = 0, confirm = 0;
     static const struct option longopts[] = {

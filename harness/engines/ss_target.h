@@ -4,8 +4,10 @@
 #ifndef SS_TARGET_H
 #define SS_TARGET_H
 
+#include "ss_case.h"
 #include "ss_error.h"
 #include "ss_plan.h"
+#include "ss_program.h"
 
 /* A target's schedules are the ways one case can be run on it that may give
  * different answers: the emulator's execution orders (forward, reverse, ...),
@@ -67,6 +69,23 @@ struct ss_engine {
     /* One line for replay when the case was found on another version of the
      * engine than the one that ran it; "" when not. */
     void (*meta_note)(const struct cJSON *meta, char *note, size_t note_len);
+    /* 1 when t runs program cases (docs/programs.md) and only them: then
+     * t->run only says a case without a program is not applicable, and
+     * run_program runs c->program on the storages like `run`, filling act's
+     * returned values (act->nret, act->ret; their bytes belong to the engine
+     * and live until its next run in this process). */
+    int (*runs_programs)(const ss_target *t);
+    ss_run_status (*run_program)(const ss_target *t, const ss_case *c, const ss_plan *plan,
+                                 ss_storage *input, ss_storage *src, const ss_run_opts *opts,
+                                 ss_prog_actual *act, char *why, size_t why_len);
+    /* Where in t's pipeline a wrong result first appears (torch: dynamo,
+     * functionalization, code generation): the sibling targets to rerun the
+     * case on, in pipeline order, at most cap, each with the stage its wrong
+     * answer blames (names[i]), and in *last the stage blamed when every
+     * sibling is right (t's own last stage). Returns how many; 0 when t has
+     * no stages to tell apart (eager). The campaign judges the reruns. */
+    int (*stages)(const ss_target *t, const ss_target **siblings, const char **names,
+                  const char **last, int cap);
     /* Process life: in a fuzz worker before its first case; in a campaign's
      * parent before it forks workers; at the end of a process or worker. */
     void (*enter_worker)(void);

@@ -17,6 +17,7 @@
 #include "ss_case.h"
 #include "ss_clock.h"
 #include "ss_files.h"
+#include "ss_program_py.h"
 #include "ss_text.h"
 #include "ss_torch.h"
 #include "ss_torch_proto.h"
@@ -32,6 +33,12 @@ static ss_run_status torch_run(const ss_target *t, const ss_plan *plan, ss_stora
 static int torch_large(const ss_target *t);
 static int torch_meta_write(cJSON *meta, const ss_target *t, const char *schedule);
 static void torch_meta_note(const cJSON *meta, char *note, size_t note_len);
+static int torch_runs_programs(const ss_target *t);
+static ss_run_status torch_run_program(const ss_target *t, const ss_case *c, const ss_plan *plan,
+                                       ss_storage *input, ss_storage *src, const ss_run_opts *opts,
+                                       ss_prog_actual *act, char *why, size_t why_len);
+static int torch_stages(const ss_target *t, const ss_target **siblings, const char **names,
+                        const char **last, int cap);
 
 /* Compiled code runs in parallel chunks whose shape changes with size: many
  * large cases there. A Python worker shared by every torch target: a crash
@@ -40,34 +47,53 @@ const ss_engine ss_torch_engine = {
     .name = "torch", .kind = "torch", .shared_state = 1, .meta_key = "torch",
     .large_per_mille = torch_large, .version = ss_torch_version,
 .meta_write = torch_meta_write,
-    .meta_note = torch_meta_note, .before_fork = ss_torch_shutdown, .shutdown = ss_torch_shutdown,
+    .meta_note = torch_meta_note, .runs_programs = torch_runs_programs, .run_program = torch_run_program,
+    .stages = torch_stages, .before_fork = ss_torch_shutdown, .shutdown = ss_torch_shutdown,
 };
 
 static const char *const forms[] = {"x-input", "storage-input", "two-inputs"};
 #define NFORMS 3
+/* A program takes x and src as its two inputs (v1: one form). */
+static const char *const program_forms[] = {"two-inputs"};
 
 #define T(mode, spelling, sched) \
     {"torch:" mode ":" spelling, &ss_torch_engine, mode ":" spelling, 0, (sched) ? NFORMS : 0, \
      (sched) ? forms : NULL, 1, torch_unavailable, torch_run}
+#define P(mode, sched) \
+    {"torch:" mode ":program", &ss_torch_engine, mode ":program", 0, (sched) ? 1 : 0, \
+     (sched) ? program_forms : NULL, 1, torch_unavailable, torch_run}
 #define SPELLINGS(mode, sched)                                                              \
     T(mode, "setitem", sched), T(mode, "setitem-clone", sched), T(mode, "copy", sched),      \
     T(mode, "scatter-copy", sched), T(mode, "scatter-return", sched),                        \
-    T(mode, "clone-scatter", sched), T(mode, "index-put", sched)
-#define NSPELLINGS 7
+    T(mode, "clone-scatter", sched), T(mode, "index-put", sched), P(mode, sched)
+#define NSPELLINGS 8   /* the program spelling last */
 
 /* Mode i is entries [i * NSPELLINGS, (i + 1) * NSPELLINGS). Eager modes have
- * no forms: the tensors eager sees are the same whichever way they are built. */
-static const char *const modes[] = {"eager-cpu", "compile-cpu", "compile-dynamic-cpu",
-                                    "eager-cuda", "compile-cuda", "compile-dynamic-cuda"};
+ * no forms: the tensors eager sees are the same whichever way they are built.
+ * compile-* runs inductor, aot-eager-* the aot_eager backend (functionalization,
+ * no code generation), dynamo-eager-* the eager backend (dynamo alone). The
+ * last four modes are not listed (ss_torch_target_count stops before them):
+ * they place a compile-dynamic finding's stage (torch_stages). */
+static const char *const modes[] = {
+    "eager-cpu", "compile-cpu", "compile-dynamic-cpu", "aot-eager-cpu", "dynamo-eager-cpu",
+    "eager-cuda", "compile-cuda", "compile-dynamic-cuda", "aot-eager-cuda", "dynamo-eager-cuda",
+    "aot-eager-dynamic-cpu", "dynamo-eager-dynamic-cpu", "aot-eager-dynamic-cuda", "dynamo-eager-dynamic-cuda",
+};
+#define NMODES (sizeof modes / sizeof modes[0])
+#define NLISTED_MODES 10
 static const ss_target targets[] = {
     SPELLINGS("eager-cpu", 0), SPELLINGS("compile-cpu", 1), SPELLINGS("compile-dynamic-cpu", 1),
+    SPELLINGS("aot-eager-cpu", 1), SPELLINGS("dynamo-eager-cpu", 1),
     SPELLINGS("eager-cuda", 0), SPELLINGS("compile-cuda", 1), SPELLINGS("compile-dynamic-cuda", 1),
+    SPELLINGS("aot-eager-cuda", 1), SPELLINGS("dynamo-eager-cuda", 1),
+    SPELLINGS("aot-eager-dynamic-cpu", 1), SPELLINGS("dynamo-eager-dynamic-cpu", 1),
+    SPELLINGS("aot-eager-dynamic-cuda", 1), SPELLINGS("dynamo-eager-dynamic-cuda", 1),
 };
 #define NTARGETS (sizeof targets / sizeof targets[0])
-_Static_assert(NTARGETS == 6 * NSPELLINGS, "one target per mode and spelling");
+_Static_assert(NTARGETS == NMODES * NSPELLINGS, "one target per mode and spelling");
 
-size_t ss_torch_target_count(void) { return NTARGETS; }
-const ss_target *ss_torch_target_at(size_t i) { return i < NTARGETS ? &targets[i] : NULL; }
+size_t ss_torch_target_count(void) { return NLISTED_MODES * NSPELLINGS; }
+const ss_target *ss_torch_target_at(size_t i) { return i < NLISTED_MODES * NSPELLINGS ? &targets[i] : NULL; }
 
 /* ---- the worker process ------------------------------------------------ */
 
@@ -373,7 +399,48 @@ static int mode_of(const ss_target *t) { return (int)((size_t)(t - targets) / NS
 
 static const char *spelling_of(const ss_target *t) { return strchr(t->kernel, ':') + 1; }
 
-static int compiled(const ss_target *t) { return !strncmp(modes[mode_of(t)], "compile", 7); }
+static int torch_runs_programs(const ss_target *t) { return (size_t)(t - targets) % NSPELLINGS == NSPELLINGS - 1; }
+
+/* torch.compile's backend for a mode: 0 inductor, 1 aot_eager, 2 eager (dynamo
+ * alone); -1 for an eager mode. */
+static int backend_of(int mode) {
+    const char *m = modes[mode];
+    return !strncmp(m, "eager", 5) ? -1 : !strncmp(m, "aot-eager", 9) ? 1 : !strncmp(m, "dynamo-eager", 12) ? 2 : 0;
+}
+static const char *const backend_names[3] = {"inductor", "aot_eager", "eager"};
+
+static int compiled(const ss_target *t) { return backend_of(mode_of(t)) >= 0; }
+
+static int mode_index(const char *name) {
+    for (size_t m = 0; m < NMODES; m++)
+        if (!strcmp(modes[m], name)) return (int)m;
+    return -1;
+}
+
+/* compile-SUFFIX: dynamo-eager-SUFFIX blames dynamo, aot-eager-SUFFIX
+ * functionalization ("aot"); both right: inductor. aot-eager-SUFFIX:
+ * dynamo-eager-SUFFIX blames dynamo; right: aot. SUFFIX keeps the device and
+ * dynamic shapes, so a compile-dynamic finding reruns with dynamic shapes. */
+static int torch_stages(const ss_target *t, const ss_target **siblings, const char **names,
+                        const char **last, int cap) {
+    const char *mode = modes[mode_of(t)], *suffix;
+    const int b = backend_of(mode_of(t));
+    if (b < 0 || b == 2 || cap < 2) return 0;
+    suffix = mode + (b == 0 ? strlen("compile") : strlen("aot-eager"));
+    const size_t spelling = (size_t)(t - targets) % NSPELLINGS;
+    char name[48];
+    int n = 0;
+    static const char *const stage_modes[2] = {"dynamo-eager", "aot-eager"}, *const stage_names[2] = {"dynamo", "aot"};
+    for (int k = 0; k < (b == 0 ? 2 : 1); k++) {
+        snprintf(name, sizeof name, "%s%s", stage_modes[k], suffix);
+        const int m = mode_index(name);
+        if (m < 0) return 0;
+        siblings[n] = &targets[(size_t)m * NSPELLINGS + spelling];
+        names[n++] = stage_names[k];
+    }
+    *last = b == 0 ? "inductor" : "aot";
+    return n;
+}
 
 static int torch_large(const ss_target *t) { return compiled(t) ? 250 : -1; }
 
@@ -409,16 +476,17 @@ static void torch_meta_note(const cJSON *meta, char *note, size_t note_len) {
 /* Whether torch.compile really compiles on the CPU (cuda 0) or CUDA (1) with
  * this python: asked of the worker once per python and process (a PROBE
  * compiles a one-line program); "" when it does, else why not. */
-static struct { char python[1024]; int asked[2]; char why[2][400]; } probes;
+static struct { char python[1024]; int asked[2][3]; char why[2][3][400]; } probes;
 
-static const char *compile_probe(int cuda) {
+static const char *compile_probe(int cuda, int backend) {
     if (strcmp(probes.python, W.python)) {
         memset(&probes, 0, sizeof probes);
         snprintf(probes.python, sizeof probes.python, "%s", W.python);
     }
-    char *why = probes.why[cuda];
-    if (probes.asked[cuda]) return why;
-    const char *device = cuda ? "cuda" : "cpu";
+    char *why = probes.why[cuda][backend];
+    if (probes.asked[cuda][backend]) return why;
+    char device[32];
+    snprintf(device, sizeof device, "%s:%s", cuda ? "cuda" : "cpu", backend_names[backend]);
     const double limit = env_seconds("SSFUZZ_TORCH_TIMEOUT", 300);
     double deadline = ss_now_s() + limit;
     uint8_t hdr[SS_TP_HEADER_SIZE];
@@ -431,15 +499,15 @@ static const char *compile_probe(int cuda) {
     } else if (read_header(&h, &deadline, limit, lost, sizeof lost) == 0) {
         if (h.type != SS_TP_ACK) snprintf(lost, sizeof lost, "torch worker answered PROBE with frame type %u", h.type);
         else if (read_text(&h, text, sizeof text, deadline, lost, sizeof lost) == 0) {
-            snprintf(why, sizeof probes.why[0], "%s", text);
-            probes.asked[cuda] = 1;
+            snprintf(why, sizeof probes.why[0][0], "%s", text);
+            probes.asked[cuda][backend] = 1;
             return why;
         }
     }
     ss_target_clock(0);
     lose_worker();
-    snprintf(why, sizeof probes.why[0], "the torch.compile probe failed: %.360s", lost);
-    probes.asked[cuda] = 1;
+    snprintf(why, sizeof probes.why[0][0], "the torch.compile probe failed: %.360s", lost);
+    probes.asked[cuda][backend] = 1;
     return why;
 }
 
@@ -447,26 +515,67 @@ static const char *torch_unavailable(const ss_target *t) {
     static char why[600];
     if (start_worker()) return W.error;
     const char *mode = modes[mode_of(t)];
-    const int cuda = strstr(mode, "cuda") != NULL, compile = !strncmp(mode, "compile", 7);
+    const int cuda = strstr(mode, "cuda") != NULL, backend = backend_of(mode_of(t)), compile = backend >= 0;
     const char *r = cuda && W.caps.cuda[0] ? W.caps.cuda : compile && W.caps.compile[0] ? W.caps.compile : "";
-    if (!r[0] && compile) r = compile_probe(cuda);
+    if (!r[0] && compile) r = compile_probe(cuda, backend);
     if (!r[0]) return NULL;
     snprintf(why, sizeof why, "%s (python: %.300s)", r, W.python);
     return why;
 }
 
+/* A program case's part of a RUN (its Python source, returned count), and
+ * where an OK result's returned values land (ss_torch_proto.h). */
+typedef struct prog_io {
+    const char *source;
+    size_t source_len;
+    uint32_t nret;
+    ss_prog_actual *act;
+} prog_io;
+
+/* The returned values' bytes of the last program result (act points into it). */
+static uint8_t *returns_buf;
+static size_t returns_cap;
+static uint8_t *prog_part;
+static size_t prog_part_cap;
+
+/* Reads an OK program result's returned values (returns_len bytes) and checks
+ * them; 0, or -1 with why (a lost stream). */
+static int read_returns(uint64_t returns_len, double deadline, ss_prog_actual *act, double limit, char *why,
+                        size_t why_len) {
+    char io[16];
+    if (SS_GROW(returns_buf, returns_cap, (size_t)returns_len)) {
+        snprintf(why, why_len, "out of memory for %llu bytes of returned values", (unsigned long long)returns_len);
+        return -1;
+    }
+    if (read_by(W.from_fd, returns_buf, (size_t)returns_len, deadline, io, sizeof io)) {
+        describe_loss(io, limit, why, why_len);
+        return -1;
+    }
+    char bad[200];
+    if (ss_tp_returns_decode(returns_buf, returns_len, act, bad, sizeof bad)) {
+        snprintf(why, why_len, "torch worker's RESULT: %s", bad);
+        return -1;
+    }
+    return 0;
+}
+
 /* One RUN/RESULT exchange. *lost: 0, or 1 when the worker was lost (died,
  * broke the protocol, or timed out: *timed_out) and is gone now. */
 static ss_run_status run_once(const ss_target *t, const ss_plan *plan, ss_storage *input, ss_storage *src,
-                              int form, ss_dtype dt, int *lost, int *timed_out, char *why, size_t why_len) {
+                              int form, ss_dtype dt, const prog_io *prog, int *lost, int *timed_out, char *why,
+                              size_t why_len) {
     const ss_op *op = &plan->op;
     const size_t head_len = ss_tp_run_head_size(op);
+    const size_t prog_len = prog ? ss_tp_run_program_size(prog->source_len) : 0;
     const uint64_t in_bytes = input->bytes, src_bytes = op->src_aliased ? 0 : src->bytes;
     uint8_t hdr[SS_TP_HEADER_SIZE], head[SS_TP_RUN_HEAD_MAX];
+    const int nf = t->scheduled;
+    const char *const *fs = t->schedules;
     *lost = *timed_out = 0;
-    ss_tp_run_head_encode(head, modes[mode_of(t)], spelling_of(t), form >= 0 && form < NFORMS ? forms[form] : "",
+    ss_tp_run_head_encode(head, modes[mode_of(t)], spelling_of(t), form >= 0 && form < nf ? fs[form] : "",
                           ss_dtype_name(dt), op);
-    ss_tp_header_encode(hdr, SS_TP_RUN, head_len + in_bytes + src_bytes);
+    if (prog) ss_tp_run_program_encode(head, prog_part, prog->source, prog->source_len, prog->nret);
+    ss_tp_header_encode(hdr, SS_TP_RUN, head_len + prog_len + in_bytes + src_bytes);
     const double limit = env_seconds("SSFUZZ_TORCH_TIMEOUT", 300);
     double deadline = ss_now_s() + limit;
     ss_tp_header h;
@@ -476,6 +585,7 @@ static ss_run_status run_once(const ss_target *t, const ss_plan *plan, ss_storag
     lost_by_timeout = 0;
     if (write_by(W.to_fd, hdr, sizeof hdr, deadline, io, sizeof io) ||
         write_by(W.to_fd, head, head_len, deadline, io, sizeof io) ||
+        write_by(W.to_fd, prog_part, prog_len, deadline, io, sizeof io) ||
         write_by(W.to_fd, ss_storage_data(input), in_bytes, deadline, io, sizeof io) ||
         write_by(W.to_fd, ss_storage_data(src), src_bytes, deadline, io, sizeof io)) {
         describe_loss(io, limit, why, why_len);
@@ -484,14 +594,16 @@ static ss_run_status run_once(const ss_target *t, const ss_plan *plan, ss_storag
             snprintf(why, why_len, "torch worker answered RUN with frame type %u", h.type);
         } else if (read_by(W.from_fd, res_head, 8, deadline, io, sizeof io)) {
             describe_loss(io, limit, why, why_len);
-        } else if (ss_tp_result_decode(res_head, h.length, in_bytes + src_bytes, &res, why, why_len) == 0) {
+        } else if ((prog ? ss_tp_result_decode_program : ss_tp_result_decode)(res_head, h.length, in_bytes + src_bytes,
+                                                                              &res, why, why_len) == 0) {
             char msg[SS_TP_MAX_MESSAGE + 1];
             if (read_by(W.from_fd, msg, res.message_len, deadline, io, sizeof io) ||
                 (res.status == SS_TP_OK &&
                  (read_by(W.from_fd, ss_storage_data(input), in_bytes, deadline, io, sizeof io) ||
                   read_by(W.from_fd, ss_storage_data(src), src_bytes, deadline, io, sizeof io)))) {
                 describe_loss(io, limit, why, why_len);
-            } else {
+            } else if (res.status != SS_TP_OK || !prog ||
+                       read_returns(res.returns_len, deadline, prog->act, limit, why, why_len) == 0) {
                 msg[res.message_len] = 0;
                 snprintf(why, why_len, "%s", msg);
                 if (res.replace) lose_worker();   /* it ends itself: a CUDA error may be sticky */
@@ -516,14 +628,10 @@ static ss_run_status run_once(const ss_target *t, const ss_plan *plan, ss_storag
 static uint8_t *kept;
 static size_t kept_cap;
 
-static ss_run_status torch_run(const ss_target *t, const ss_plan *plan, ss_storage *input,
-                               ss_storage *src, const ss_run_opts *opts, char *why, size_t why_len) {
-    if (plan->internal_overlap) {
-        /* Writing through such a view has no defined result in PyTorch either:
-         * every target rejects it; it is not sent. */
-        snprintf(why, why_len, "input view has internal overlap: not sent to torch");
-        return SS_RUN_REJECTED;
-    }
+/* Runs the case (a program case when prog) in the worker; a lost worker's
+ * case is rerun once in a fresh one. */
+static ss_run_status run_case(const ss_target *t, const ss_plan *plan, ss_storage *input, ss_storage *src,
+                              const ss_run_opts *opts, const prog_io *prog, char *why, size_t why_len) {
     const char *r = torch_unavailable(t);
     if (r) { snprintf(why, why_len, "%s", r); return SS_RUN_UNAVAILABLE; }
     const ss_op *op = &plan->op;
@@ -545,7 +653,7 @@ static ss_run_status torch_run(const ss_target *t, const ss_plan *plan, ss_stora
     memcpy(kept, ss_storage_data(input), in_bytes);
     if (src_bytes) memcpy(kept + in_bytes, ss_storage_data(src), src_bytes);
     int lost, timed_out;
-    const ss_run_status st = run_once(t, plan, input, src, form, dt, &lost, &timed_out, why, why_len);
+    const ss_run_status st = run_once(t, plan, input, src, form, dt, prog, &lost, &timed_out, why, why_len);
     if (!lost || timed_out) return st;   /* a hang costs its whole limit: not rerun */
     /* The worker died or broke the protocol: rerun the case once in a fresh
      * worker before blaming it; a crash that does not recur is flaky. */
@@ -558,11 +666,60 @@ static ss_run_status torch_run(const ss_target *t, const ss_plan *plan, ss_stora
         return SS_RUN_FAILED;
     }
     char again[400];
-    const ss_run_status st2 = run_once(t, plan, input, src, form, dt, &lost, &timed_out, again, sizeof again);
+    const ss_run_status st2 = run_once(t, plan, input, src, form, dt, prog, &lost, &timed_out, again, sizeof again);
     if (lost) {
         snprintf(why, why_len, "%.300s; again in a fresh worker: %.300s", first, again);
         return st2;
     }
     snprintf(why, why_len, "flaky: %.300s; a fresh worker ran it%s%.300s", first, again[0] ? ": " : "", again);
     return st2 == SS_RUN_OK ? SS_RUN_FLAKY : st2;
+}
+
+static ss_run_status torch_run(const ss_target *t, const ss_plan *plan, ss_storage *input,
+                               ss_storage *src, const ss_run_opts *opts, char *why, size_t why_len) {
+    if (torch_runs_programs(t)) {
+        snprintf(why, why_len, "not applicable: torch:%s:program runs program cases (--programs)", modes[mode_of(t)]);
+        return SS_RUN_UNAVAILABLE;
+    }
+    if (plan->internal_overlap) {
+        /* Writing through such a view has no defined result in PyTorch either:
+         * every target rejects it; it is not sent. */
+        snprintf(why, why_len, "input view has internal overlap: not sent to torch");
+        return SS_RUN_REJECTED;
+    }
+    return run_case(t, plan, input, src, opts, NULL, why, why_len);
+}
+
+/* The program as the worker runs it: `def program(x, src):` from the one
+ * printer (ss_program_py.h), the views x and src built by the worker. */
+static ss_run_status torch_run_program(const ss_target *t, const ss_case *c, const ss_plan *plan,
+                                       ss_storage *input, ss_storage *src, const ss_run_opts *opts,
+                                       ss_prog_actual *act, char *why, size_t why_len) {
+    act->nret = 0;
+    if (!c->program) {
+        snprintf(why, why_len, "the case has no program");
+        return SS_RUN_UNAVAILABLE;
+    }
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) { snprintf(why, why_len, "out of memory printing the program"); return SS_RUN_FAILED; }
+    ss_program_py_function(f, c, plan);
+    if (fclose(f) || !text) { free(text); snprintf(why, why_len, "out of memory printing the program"); return SS_RUN_FAILED; }
+    const ss_program *p = c->program;
+    const prog_io io = {text, len, p->nsteps && p->steps[p->nsteps - 1].op == SS_STEP_RETURN ?
+                                   (uint32_t)p->steps[p->nsteps - 1].nret : 0, act};
+    ss_run_status st;
+    if (len > SS_TP_MAX_SOURCE) {
+        snprintf(why, why_len, "the program's Python source of %zu bytes is above %d", len, SS_TP_MAX_SOURCE);
+        st = SS_RUN_FAILED;
+    } else if (SS_GROW(prog_part, prog_part_cap, ss_tp_run_program_size(len))) {
+        snprintf(why, why_len, "out of memory for the program's source");
+        st = SS_RUN_FAILED;
+    } else {
+        st = run_case(t, plan, input, src, opts, &io, why, why_len);
+    }
+    if (st != SS_RUN_OK && st != SS_RUN_FLAKY) act->nret = 0;
+    free(text);
+    return st;
 }

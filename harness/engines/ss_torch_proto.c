@@ -85,8 +85,23 @@ int ss_tp_run_head_encode(uint8_t *out, const char *mode, const char *spelling, 
     return 0;
 }
 
-int ss_tp_result_decode(const uint8_t in[8], uint64_t payload_len, uint64_t storage_bytes,
-                        ss_tp_result *r, char *why, size_t n) {
+/* Padded to 16 bytes: the storage bytes after it stay as aligned as the
+ * head leaves them (PyTorch's kernels may assume a complex128 is aligned). */
+size_t ss_tp_run_program_size(size_t source_len) { return (8 + source_len + 15) & ~(size_t)15; }
+
+int ss_tp_run_program_encode(uint8_t *head, uint8_t *out, const char *source, size_t source_len,
+                             uint32_t nret) {
+    if (source_len > SS_TP_MAX_SOURCE) return -1;
+    put_u32(head + 92, get_u32(head + 92) | SS_TP_F_PROGRAM);
+    put_u32(out, (uint32_t)source_len);
+    memcpy(out + 4, source, source_len);
+    put_u32(out + 4 + source_len, nret);
+    memset(out + 8 + source_len, 0, ss_tp_run_program_size(source_len) - 8 - source_len);
+    return 0;
+}
+
+static int decode(const uint8_t in[8], uint64_t payload_len, uint64_t storage_bytes, int program,
+                  ss_tp_result *r, char *why, size_t n) {
     const uint32_t word = get_u32(in);
     r->status = word & ~SS_TP_REPLACE;
     r->replace = (word & SS_TP_REPLACE) != 0;
@@ -101,12 +116,109 @@ int ss_tp_result_decode(const uint8_t in[8], uint64_t payload_len, uint64_t stor
         return -1;
     }
     const uint64_t want = 8 + (uint64_t)r->message_len + (r->status == SS_TP_OK ? storage_bytes : 0);
+    r->returns_len = 0;
+    if (program && r->status == SS_TP_OK) {
+        /* want cannot wrap: storage_bytes is a storage this process holds */
+        if (payload_len < want + 4 || payload_len - want > SS_TP_MAX_RETURNS_BYTES) {
+            snprintf(why, n, "RESULT frame of %llu bytes: %llu before the returned values, which take "
+                     "4 to %llu bytes", (unsigned long long)payload_len, (unsigned long long)want,
+                     (unsigned long long)SS_TP_MAX_RETURNS_BYTES);
+            return -1;
+        }
+        r->returns_len = payload_len - want;
+        return 0;
+    }
     if (payload_len != want) {
         snprintf(why, n, "RESULT frame of %llu bytes, expected %llu (status %u, %llu storage bytes)",
                  (unsigned long long)payload_len, (unsigned long long)want, r->status,
                  (unsigned long long)storage_bytes);
         return -1;
     }
+    return 0;
+}
+
+int ss_tp_result_decode(const uint8_t in[8], uint64_t payload_len, uint64_t storage_bytes,
+                        ss_tp_result *r, char *why, size_t n) {
+    return decode(in, payload_len, storage_bytes, 0, r, why, n);
+}
+
+int ss_tp_result_decode_program(const uint8_t in[8], uint64_t payload_len, uint64_t storage_bytes,
+                                ss_tp_result *r, char *why, size_t n) {
+    return decode(in, payload_len, storage_bytes, 1, r, why, n);
+}
+
+/* Takes k bytes at *at of [p, p + len): NULL when fewer are left. */
+static const uint8_t *take_bytes(const uint8_t *p, uint64_t len, uint64_t *at, uint64_t k) {
+    if (k > len - *at) return NULL;
+    const uint8_t *q = p + *at;
+    *at += k;
+    return q;
+}
+
+int ss_tp_returns_decode(const uint8_t *p, uint64_t len, ss_prog_actual *out, char *why, size_t n) {
+    uint64_t at = 0;
+    const uint8_t *q = take_bytes(p, len, &at, 4);
+    out->nret = 0;
+    if (!q) { snprintf(why, n, "returned values: %llu bytes, no count", (unsigned long long)len); return -1; }
+    const uint32_t nret = get_u32(q);
+    if (nret > SS_PROG_MAX_RETURNS) {
+        snprintf(why, n, "returned values: %u, above the %d a program may return", nret, SS_PROG_MAX_RETURNS);
+        return -1;
+    }
+    for (uint32_t i = 0; i < nret; i++) {
+        ss_prog_actual_value *v = &out->ret[i];
+        memset(v, 0, sizeof *v);
+        char dtype[17];
+        if (!(q = take_bytes(p, len, &at, 24))) {
+            snprintf(why, n, "returned value %u: its head runs past the frame", i);
+            return -1;
+        }
+        v->shares = (int)get_u32(q);
+        memcpy(dtype, q + 4, 16);
+        dtype[16] = 0;
+        const uint32_t ndim = get_u32(q + 20);
+        if (v->shares & ~3) { snprintf(why, n, "returned value %u: shares %#x has unknown bits", i, v->shares); return -1; }
+        if (memchr(q + 4, 0, 16) == NULL || ss_dtype_from_name(dtype, &v->dtype)) {
+            snprintf(why, n, "returned value %u: dtype is not one of ssfuzz's", i);
+            return -1;
+        }
+        if (ndim > SS_MAX_NDIM) {
+            snprintf(why, n, "returned value %u: ndim %u above %d", i, ndim, SS_MAX_NDIM);
+            return -1;
+        }
+        v->ndim = (int)ndim;
+        if (!(q = take_bytes(p, len, &at, 8 * (uint64_t)ndim + 8))) {
+            snprintf(why, n, "returned value %u: its sizes run past the frame", i);
+            return -1;
+        }
+        /* numel within 2^40 and elements of 16 bytes at most: no product overflows */
+        uint64_t numel = 1;
+        for (uint32_t d = 0; d < ndim; d++) {
+            const uint64_t sz = get_u64(q + 8 * d);
+            if (sz > ((uint64_t)1 << 40) || (numel && sz > (((uint64_t)1 << 40) / numel))) {
+                snprintf(why, n, "returned value %u: size[%u] = %lld out of range", i, d, (long long)sz);
+                return -1;
+            }
+            v->sizes[d] = (int64_t)sz;
+            numel *= sz;
+        }
+        const uint64_t nbytes = get_u64(q + 8 * ndim);
+        if (nbytes != numel * ss_dtype_size(v->dtype)) {
+            snprintf(why, n, "returned value %u: %llu bytes for %llu elements of %s", i,
+                     (unsigned long long)nbytes, (unsigned long long)numel, dtype);
+            return -1;
+        }
+        if (!(v->bytes = take_bytes(p, len, &at, nbytes))) {
+            snprintf(why, n, "returned value %u: its %llu bytes run past the frame", i, (unsigned long long)nbytes);
+            return -1;
+        }
+        v->nbytes = (size_t)nbytes;
+    }
+    if (at != len) {
+        snprintf(why, n, "returned values end %llu bytes before the frame does", (unsigned long long)(len - at));
+        return -1;
+    }
+    out->nret = (int)nret;
     return 0;
 }
 

@@ -10,19 +10,34 @@
  * or more PROGRESS (u32: 1 a compile is likely starting, 0 it ended) and one
  * RESULT {u32 status, u32 message length, message, final storage bytes when
  * the status is OK}. Any other frame, or a length that does not add up, is a
- * protocol error: the harness kills the worker and says why. */
+ * protocol error: the harness kills the worker and says why.
+ *
+ * A program case (docs/programs.md) sets SS_TP_F_PROGRAM in the head's flags
+ * and puts, between the head and the storage bytes, {u32 source length, the
+ * Python source of `def program(x, src)`, u32 returned values the program
+ * names, zeros to a multiple of 16 bytes}. Its OK RESULT carries after the storage bytes {u32 returned
+ * values, then per value: u32 shares (bit 0 x's storage, bit 1 src's),
+ * dtype name (16 bytes, NUL-padded), u32 ndim, i64 sizes[ndim], u64 byte
+ * length, the bytes (contiguous, little-endian, in the value's dtype)}. */
 #ifndef SS_TORCH_PROTO_H
 #define SS_TORCH_PROTO_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include "ss_plan.h"
+#include "ss_program.h"
 
 #define SS_TP_MAGIC 0x57545353u   /* "SSTW" */
 #define SS_TP_VERSION 1
 #define SS_TP_HEADER_SIZE 16
 #define SS_TP_MAX_MESSAGE 4096
 #define SS_TP_MAX_PAYLOAD ((uint64_t)1 << 44)
+#define SS_TP_F_PROGRAM 8u           /* RUN head flag: a program case */
+#define SS_TP_MAX_SOURCE 65536       /* a program's Python source */
+/* Returned values' part of a program RESULT: 8 values of at most 2^24
+ * elements of 16 bytes would be 2 GiB; nothing a program here returns comes
+ * near 256 MiB. */
+#define SS_TP_MAX_RETURNS_BYTES ((uint64_t)256 << 20)
 
 enum { SS_TP_HELLO = 1, SS_TP_ACK, SS_TP_ERROR, SS_TP_RUN, SS_TP_RESULT, SS_TP_PROGRESS, SS_TP_PROBE };
 /* RESULT statuses (pinned: the worker uses the same numbers). EXCEPTION:
@@ -52,15 +67,34 @@ size_t ss_tp_run_head_size(const ss_op *op);
 int ss_tp_run_head_encode(uint8_t *out, const char *mode, const char *spelling, const char *form,
                           const char *dtype, const ss_op *op);
 
+/* The program part of a RUN payload (after the head): its size for a
+ * source of len bytes, and its encoding; the head's flags get
+ * SS_TP_F_PROGRAM. -1 when the source is longer than SS_TP_MAX_SOURCE. */
+size_t ss_tp_run_program_size(size_t source_len);
+int ss_tp_run_program_encode(uint8_t *head, uint8_t *out, const char *source, size_t source_len,
+                             uint32_t nret);
+
 /* The first 8 bytes of a RESULT payload, checked against the payload length
  * and the storage bytes an OK result must carry. */
 typedef struct ss_tp_result {
     unsigned status;           /* SS_TP_OK.. without the REPLACE bit */
     int replace;               /* 1: the worker ends after this result */
     uint32_t message_len;
+    uint64_t returns_len;      /* program results: bytes of returned values after the storages */
 } ss_tp_result;
 int ss_tp_result_decode(const uint8_t in[8], uint64_t payload_len, uint64_t storage_bytes,
                         ss_tp_result *r, char *why, size_t n);
+/* The same for a program case: an OK result carries returned values after
+ * the storages (returns_len: at least 4, at most SS_TP_MAX_RETURNS_BYTES). */
+int ss_tp_result_decode_program(const uint8_t in[8], uint64_t payload_len, uint64_t storage_bytes,
+                                ss_tp_result *r, char *why, size_t n);
+
+/* The returned values' part of a program RESULT (len bytes at p), checked
+ * field by field against len: at most SS_PROG_MAX_RETURNS values, known
+ * dtypes, ndim <= SS_MAX_NDIM, sizes >= 0 whose product times the element
+ * size is the byte length, nothing left over. Fills out (its bytes point
+ * into p: p must outlive it). 0, or -1 with why naming the value and field. */
+int ss_tp_returns_decode(const uint8_t *p, uint64_t len, ss_prog_actual *out, char *why, size_t n);
 
 /* ACK capabilities: each value empty when available, else the reason not. */
 typedef struct ss_tp_caps {

@@ -8,7 +8,17 @@ magic, version, type, payload length). Handshake: the harness sends HELLO, the
 worker answers ACK (capabilities as key=value lines) or ERROR. Then RUN frames
 (the case's op and its storage bytes) are answered by RESULT frames (status,
 message, final storage bytes), with PROGRESS frames around a likely compile so
-the harness does not count compile time against a case's time limit.
+the harness does not count compile time against a case's time limit. A RUN of
+a program case (docs/programs.md) also carries the Python source of
+`def program(x, src)` (printed by the harness); its RESULT also carries what
+the program returned (bytes, dtype, shape, which storage each shares).
+
+Modes: eager-DEVICE runs the code as written; compile-DEVICE and
+compile-dynamic-DEVICE torch.compile it with inductor (static, dynamic
+shapes); aot-eager-DEVICE with backend "aot_eager" (dynamo and
+functionalization, no code generation); dynamo-eager-DEVICE with backend
+"eager" (dynamo alone). The last two also have -dynamic- forms, which the
+harness uses only to place a compile-dynamic finding's stage.
 
 Anything torch prints goes to stderr (SSFUZZ_TORCH_LOG, else /dev/null): the
 real stdout is kept for frames only.
@@ -41,7 +51,8 @@ VIEW_HEAD = struct.Struct("<qI4x")
 # must not run another case (a CUDA error may be sticky; an internal error).
 ST_OK, ST_REFUSED, ST_RAISED, ST_ERROR, ST_UNSUPPORTED, ST_EXCEPTION = 0, 1, 2, 3, 4, 5
 ST_REPLACE = 0x100
-F_ALIASED, F_HAS_START, F_HAS_END = 1, 2, 4
+F_ALIASED, F_HAS_START, F_HAS_END, F_PROGRAM = 1, 2, 4, 8
+MAX_SOURCE, MAX_RETURNS = 65536, 8       # ss_torch_proto.h, ss_program.h
 # Compiled functions kept before dynamo's caches are reset (memory, guard time).
 MAX_COMPILES_BEFORE_RESET = 200
 
@@ -100,9 +111,18 @@ def capabilities():
     return "".join("%s=%s\n" % kv for kv in caps.items()).encode()
 
 
-def compile_probe(device):
-    """'' when torch.compile (inductor) really compiles and runs a one-line
-    program on `device`, else why not: no C++ compiler, compile disabled
+def backend_of(mode):
+    """(backend, dynamic) torch.compile runs a mode with; None for eager."""
+    if mode.startswith("eager"):
+        return None
+    backend = ("aot_eager" if mode.startswith("aot-eager") else
+               "eager" if mode.startswith("dynamo-eager") else "inductor")
+    return backend, "dynamic" in mode
+
+
+def compile_probe(device, backend="inductor"):
+    """'' when torch.compile (with `backend`) really compiles and runs a
+    one-line program on `device`, else why not: no C++ compiler, compile disabled
     (TORCH_COMPILE_DISABLE), no Triton for CUDA, ... An environment that cannot
     compile makes the compile targets unavailable; it is never a finding."""
     if not hasattr(torch, "compile"):
@@ -119,11 +139,11 @@ def compile_probe(device):
     from torch._dynamo.utils import counters
     before = counters["stats"]["unique_graphs"]
     try:
-        fn = torch.compile(lambda t: t * 2 + 1, fullgraph=True)
+        fn = torch.compile(lambda t: t * 2 + 1, backend=backend, fullgraph=True)
         out = fn(torch.arange(4, dtype=torch.float32, device=device))
         values = out.cpu().tolist()
     except Exception as exc:
-        return "torch.compile cannot compile on %s here: %s" % (device, first_line(exc))
+        return "torch.compile (%s) cannot compile on %s here: %s" % (backend, device, first_line(exc))
     finally:
         dynamo.reset()
     if counters["stats"]["unique_graphs"] == before:
@@ -173,6 +193,14 @@ class Case:
         self.step = step
         self.input, pos = parse_view(buf, RUN_HEAD.size)
         self.src, pos = parse_view(buf, pos)
+        self.program, self.nret = None, 0
+        if flags & F_PROGRAM:
+            (n,) = struct.unpack_from("<I", buf, pos)
+            if n > MAX_SOURCE or pos + ((8 + n + 15) & ~15) > len(buf):
+                raise ValueError("RUN frame: a program source of %d bytes does not fit" % n)
+            self.program = bytes(buf[pos + 4:pos + 4 + n]).decode()
+            (self.nret,) = struct.unpack_from("<I", buf, pos + 4 + n)
+            pos += (8 + n + 15) & ~15        # padded: the storages stay aligned
         ndim = len(self.input[1])
         self.dim = dim + ndim if dim < 0 else dim
         self.in_bytes = in_numel * elem_size
@@ -383,18 +411,24 @@ class Compiled:
     def __init__(self):
         self.programs, self.seen = {}, set()
 
-    def get(self, c, p):
+    def note(self, sig):
+        """True when sig (what a compile depends on) is new: a compile is likely."""
         if len(self.seen) >= MAX_COMPILES_BEFORE_RESET:
             torch._dynamo.reset()
+            SHARED.reset()
             self.programs.clear()
             self.seen.clear()
-        fn = self.programs.get(p)
-        if fn is None:
-            fn = self.programs[p] = torch.compile(make_program(p), dynamic="dynamic" in p.mode,
-                                                   fullgraph=True)
-        sig = (p, c.dtype_name, c.input, c.src)
         new = sig not in self.seen
         self.seen.add(sig)
+        return new
+
+    def get(self, c, p):
+        new = self.note((p, c.dtype_name, c.input, c.src))
+        fn = self.programs.get(p)
+        if fn is None:
+            backend, dynamic = backend_of(p.mode)
+            fn = self.programs[p] = torch.compile(make_program(p), backend=backend, dynamic=dynamic,
+                                                   fullgraph=True)
         return fn, new
 
 
@@ -488,7 +522,9 @@ def run_case(buf, progress):
     if dtype is None:
         return ST_UNSUPPORTED, "torch %s has no dtype %s" % (torch.__version__, c.dtype_name), None
     device = "cuda" if c.mode.endswith("cuda") else "cpu"
-    compiled = "compile" in c.mode
+    if c.program is not None:
+        return run_program_case(c, buf, dtype, device, progress)
+    compiled = backend_of(c.mode) is not None
     p = spec_of(c)
     initial = bytes(buf[c.data_at:])
     try:
@@ -517,19 +553,21 @@ def run_case(buf, progress):
         if not compiled:
             status = ST_REFUSED if is_refusal(exc) else ST_EXCEPTION
             return status | replace, first_line(exc), None
-        status, message = judge_compiled_exception(c, p, initial, exc, dtype, device)
+        status, message = judge_compiled_exception(
+            c, initial, exc, dtype, device, lambda st, sst: execute(c, p, make_program(p), st, sst))
         return status | replace, message, None
     return ST_OK, "", memoryview(buf)[c.data_at:]
 
 
-def judge_compiled_exception(c, p, initial, exc, dtype, device):
-    """A compiled program raised; eager runs the same code on the same inputs.
-    Both refuse the overlap: refused. Eager raises the same error: an error of
-    the case. Eager runs it, or raises something else: `raised`, a finding."""
+def judge_compiled_exception(c, initial, exc, dtype, device, eager):
+    """A compiled program raised; eager(st, sst) runs the same code on the same
+    inputs. Both refuse the overlap: refused. Eager raises the same error: an
+    error of the case. Eager runs it, or raises something else: `raised`, a
+    finding."""
     scratch = bytearray(initial)
     try:
         st, sst = storages(c, scratch, 0, dtype, device)
-        execute(c, p, make_program(p), st, sst)
+        eager(st, sst)
     except Exception as eager_exc:
         if is_refusal(exc) and is_refusal(eager_exc):
             return ST_REFUSED, "eager refuses too: " + first_line(eager_exc)
@@ -539,6 +577,112 @@ def judge_compiled_exception(c, p, initial, exc, dtype, device):
             return ST_EXCEPTION, "compiled and eager raise the same: " + first_line(eager_exc)
         return ST_RAISED, "compiled raises %s; eager raises %s" % (first_line(exc), first_line(eager_exc))
     return ST_RAISED, "compiled raises %s; eager runs it" % first_line(exc)
+
+
+# ---- program cases ------------------------------------------------------------
+
+PROGRAMS = collections.OrderedDict()    # source -> the eager function (built once)
+
+
+def program_fn(source):
+    fn = PROGRAMS.pop(source, None)
+    if fn is None:
+        fn = SHARED.build(torch, source)
+        if len(PROGRAMS) >= 256:
+            PROGRAMS.popitem(last=False)
+    PROGRAMS[source] = fn
+    return fn
+
+
+def program_inputs(c, st, sst):
+    """x and src: the case's views, src on x's storage when aliased."""
+    x = st.as_strided(c.input[1], c.input[2], c.input[0])
+    return x, (st if sst is None else sst).as_strided(c.src[1], c.src[2], c.src[0])
+
+
+def storage_id(t):
+    """The storage's identity (its StorageImpl): a view of an empty storage has
+    no byte range to overlap, but it is still that storage's view."""
+    s = t.untyped_storage() if hasattr(t, "untyped_storage") else t.storage().untyped()
+    return s._cdata
+
+
+def shares_of(d, r, st, sst):
+    """The bits the harness reads (0 x's storage, 1 src's): storage identity
+    (byte ranges, and the storage object itself), or-ed with what a write
+    through the value changed; their disagreement in words."""
+    bits = {"input": 1, "src": 2}
+    wt = d["write_through"] or "none"
+    shares = bits.get(d["aliases"], 0)
+    for name in wt.split("+"):
+        shares |= bits.get(name, 0)
+    if storage_id(r) == storage_id(st):
+        shares |= 1
+    if sst is not None and storage_id(r) == storage_id(sst):
+        shares |= 2
+    return shares, d["disagreement"]
+
+
+def pack_returns(described, returned, st, sst):
+    """The returned values' part of a program RESULT (ss_torch_proto.h)."""
+    if len(described) > MAX_RETURNS:
+        raise ValueError("the program returned %d values, more than %d" % (len(described), MAX_RETURNS))
+    parts, notes = [struct.pack("<I", len(described))], []
+    for i, (d, r) in enumerate(zip(described, returned)):
+        name = d["dtype"].encode()
+        if dtype_of(d["dtype"]) is None or len(name) >= 16:
+            raise ValueError("returned value %d has dtype %s, not one of ssfuzz's" % (i, d["dtype"]))
+        shares, note = shares_of(d, r, st, sst)
+        if note:
+            notes.append("returned value %d: %s" % (i, note))
+        shape = d["shape"]
+        parts.append(struct.pack("<I16sI", shares, name, len(shape)) +
+                     struct.pack("<%dq" % len(shape), *shape) + struct.pack("<Q", len(d["bytes"])))
+        parts.append(d["bytes"])
+    return parts, "; ".join(notes)
+
+
+def run_program_case(c, buf, dtype, device, progress):
+    """(status, message, [final storage bytes, returned values' parts] when OK).
+    Eager runs the function as printed; a compiled mode runs it through
+    SHARED.run with its backend. Exceptions are judged like single statements."""
+    mode = backend_of(c.mode)
+    compiled = mode is not None
+    try:
+        fn = program_fn(c.program)
+    except (ValueError, SyntaxError) as exc:
+        return ST_ERROR, "worker: the harness sent a bad program: %s" % first_line(exc), None
+    initial = bytes(buf[c.data_at:])
+    new = compiled and COMPILED.note(("program", c.mode, c.program, c.dtype_name, c.input, c.src, c.aliased))
+    try:
+        st, sst = storages(c, buf, c.data_at, dtype, device)
+        x, src = program_inputs(c, st, sst)
+        if new:
+            progress(1)
+        try:
+            FAULTS.raise_in(c, compiled)
+            returned = SHARED.run(torch, fn, x, src, mode)
+            if device != "cpu":
+                torch.cuda.synchronize()
+        finally:
+            if new:
+                progress(0)
+        parts, notes = pack_returns(SHARED.describe_returns(torch, returned, st, sst), returned, st, sst)
+        if device != "cpu":
+            cpu_st, cpu_sst = storages(c, buf, c.data_at, dtype, "cpu")
+            cpu_st.copy_(st)
+            if cpu_sst is not None:
+                cpu_sst.copy_(sst)
+    except Exception as exc:
+        buf[c.data_at:] = initial
+        replace = ST_REPLACE if device != "cpu" else 0
+        if not compiled:
+            status = ST_REFUSED if is_refusal(exc) else ST_EXCEPTION
+            return status | replace, first_line(exc), None
+        status, message = judge_compiled_exception(
+            c, initial, exc, dtype, device, lambda st, sst: SHARED.run(torch, fn, *program_inputs(c, st, sst)))
+        return status | replace, message, None
+    return ST_OK, notes, [memoryview(buf)[c.data_at:]] + parts
 
 
 def main():
@@ -583,7 +727,8 @@ def main():
         kind, payload = read_frame()
         if kind == T_PROBE:
             progress(1)                  # a compile: its own, longer limit
-            why = compile_probe(bytes(payload).decode("ascii", "replace"))
+            device, _, backend = bytes(payload).decode("ascii", "replace").partition(":")
+            why = compile_probe(device, backend or "inductor")
             progress(0)
             send(T_ACK, why.encode("utf-8", "replace")[:2000])
             continue
@@ -597,7 +742,9 @@ def main():
             status, message, final = ST_ERROR | ST_REPLACE, "worker: " + traceback.format_exc().strip().splitlines()[-1], None
         msg = message.encode("utf-8", "replace")[:2000]
         head = struct.pack("<II", status, len(msg))
-        send(T_RESULT, head, msg, *([final] if status == ST_OK else []))
+        if status == ST_OK and not isinstance(final, list):
+            final = [final]
+        send(T_RESULT, head, msg, *(final if status == ST_OK else []))
         if status & ST_REPLACE:
             return 0                     # the harness starts a fresh worker
 
