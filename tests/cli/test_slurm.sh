@@ -5,7 +5,8 @@
 # the test waits (120 s at most) and checks one merged summary (4 of 4 shards), one reproducer
 # per bug and the ledger. Then one long task is sent Slurm's SIGTERM (scancel --signal=TERM
 # --full, as before a time limit or on preemption): the campaign must stop cleanly, write its
-# summary, and the task end COMPLETED with exit 0.
+# summary, and the task end COMPLETED with exit 0; and one is requeued (scontrol requeue): it must
+# restart and go on from where its shard stopped (fuzz --resume).
 # The daemons run from a config in a temporary directory (proctrack/linuxproc, task/none,
 # select/cons_tres, no accounting, state and spool there, SLURM_CONF exported): munged as the
 # munge user (unless one already answers), slurmctld -D and slurmd -D, each stopped by its pid
@@ -163,3 +164,20 @@ py "SIGTERM: the shard's summary written, stopped by SIGTERM, with where to go o
     'd["stopped_by"] == "SIGTERM" and d["cases"] > 0 and int(d["campaigns"][0]["next_case"]) > 0'
 grep -q 'ssfuzz task 0 of 1 .*s left' "$out2/logs/${job}_0.out" && pass "the campaign's time came from the job's limit" \
     || fail "time from the limit" "$(head -3 "$out2/logs/${job}_0.out")"
+
+# --- a requeued task (scontrol requeue; preemption with PreemptMode=REQUEUE alike) goes on
+out3="$tmp/requeue"
+mkdir -p "$out3/logs"
+job=$(SSFUZZ=$SSFUZZ sbatch --parsable --array=0-0 --time=5 --cpus-per-task=1 --open-mode=append \
+      --output="$out3/logs/%A_%a.out" examples/slurm/cpu-array.sbatch "$out3" --target emu:reinplace --time 3)
+job=${job%%;*}
+for _ in $(seq 1 100); do [ "$(job_field "${job}_0" JobState)" = RUNNING ] && break; sleep 0.2; done
+sleep 2
+scontrol requeue "${job}_0"
+for _ in $(seq 1 100); do [ "$(job_field "${job}_0" JobState)" = PENDING ] && break; sleep 0.2; done
+scontrol update JobId="${job}_0" StartTime=now   # Slurm holds a requeued job about two minutes
+if wait_jobs 60 "$job"; then pass "requeue: the task ran again and ended"; else fail "requeue: ends within 60 s" "$(squeue -h)"; fi
+[ "$(job_field "${job}_0" Restarts)" = 1 ] && grep -q 'restart 1' "$out3/logs/${job}_0.out" \
+    && pass "requeue: restarted once (SLURM_RESTART_COUNT 1)" || fail "requeue restarts" "$(tail -3 "$out3/logs/${job}_0.out")"
+py "requeue: the second run went on where the stopped one left off" "$out3/summary-shard-0.json" \
+    'len(d["campaigns"]) == 2 and d["campaigns"][0]["stopped_by"] == "SIGTERM" and int(d["campaigns"][0]["next_case"]) > 0 and d["campaigns"][1]["first_case"] == d["campaigns"][0]["next_case"]'
