@@ -63,7 +63,9 @@ LDLIBS    += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lpthread -lrt -lstdc++
 else
 CU_OBJ    :=
 endif
-LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/ss_torch_worker_py.o $(BUILD)/gen/ss_torch_program_py.o
+# Python built into the binary as C strings (harness/engines/NAME.py -> NAME_py).
+PY_EMBED  := ss_torch_worker ss_torch_program
+LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o) $(PY_EMBED:%=$(BUILD)/gen/%_py.o)
 TEST_SRC  := $(sort $(wildcard tests/test_*.c))
 TEST_BIN  := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 DEPS_DIR  ?= build
