@@ -457,7 +457,8 @@ class Faults:
     """Test hooks, inert unless SSFUZZ_TEST_HOOKS=1 is set as well:
     SSFUZZ_TORCH_TEST_FAULT=KIND:WHEN, KIND crash | hang | garbage | raise
     (eager raises: an error) | compile-raise (only the compiled run raises) |
-    deaf (stops reading frames),
+    deaf (stops reading frames) | alias (a program's returned values report
+    x's storage bit flipped: shared for a fresh tensor, fresh for a view of x),
     WHEN N (every run from this worker's Nth) or dtype=NAME (every case of
     that dtype, so it recurs in a fresh worker)."""
 
@@ -489,6 +490,10 @@ class Faults:
                 while True:
                     signal.pause()
             os.write(OUT_FD, b"garbage from the worker\n" * 4)
+
+    def alias_flip(self, c):
+        """1 when the returned values' x bit is to be flipped (the alias fault)."""
+        return 1 if self.kind == "alias" and self.due(c) else 0
 
     def raise_in(self, c, compiled):
         if (self.kind == "raise" or (self.kind == "compile-raise" and compiled)) and self.due(c):
@@ -623,8 +628,9 @@ def shares_of(d, r, st, sst):
     return shares, d["disagreement"]
 
 
-def pack_returns(described, returned, st, sst):
-    """The returned values' part of a program RESULT (ss_torch_proto.h)."""
+def pack_returns(described, returned, st, sst, flip=0):
+    """The returned values' part of a program RESULT (ss_torch_proto.h); flip
+    toggles the x bit (a test fault)."""
     if len(described) > MAX_RETURNS:
         raise ValueError("the program returned %d values, more than %d" % (len(described), MAX_RETURNS))
     parts, notes = [struct.pack("<I", len(described))], []
@@ -633,6 +639,7 @@ def pack_returns(described, returned, st, sst):
         if dtype_of(d["dtype"]) is None or len(name) >= 16:
             raise ValueError("returned value %d has dtype %s, not one of ssfuzz's" % (i, d["dtype"]))
         shares, note = shares_of(d, r, st, sst)
+        shares ^= flip
         if note:
             notes.append("returned value %d: %s" % (i, note))
         shape = d["shape"]
@@ -667,7 +674,8 @@ def run_program_case(c, buf, dtype, device, progress):
         finally:
             if new:
                 progress(0)
-        parts, notes = pack_returns(SHARED.describe_returns(torch, returned, st, sst), returned, st, sst)
+        parts, notes = pack_returns(SHARED.describe_returns(torch, returned, st, sst), returned, st, sst,
+                                    FAULTS.alias_flip(c))
         if device != "cpu":
             cpu_st, cpu_sst = storages(c, buf, c.data_at, dtype, "cpu")
             cpu_st.copy_(st)
