@@ -20,7 +20,7 @@ BENCH_SURVIVE_TIME ?= 60
 TORCH_PYTHON       ?= /usr/bin/python3
 
 .PHONY: bench bench-loop bench-copy bench-plugin bench-campaign
-$(BENCH_DIR)/%: bench/%.c bench/bench_layouts.h $(BUILD)/libssfuzz.a
+$(BENCH_DIR)/%: bench/%.c bench/bench_layouts.h bench/bench_transposed.h $(BUILD)/libssfuzz.a
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -MMD -MP,$(SS_CFLAGS)) $(CFLAGS) $(LDFLAGS) $(SS_LDFLAGS) -o $@ $< $(BUILD)/libssfuzz.a $(LDLIBS)
 

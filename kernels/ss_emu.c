@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "ss_emu.h"
 #include "ss_emu_tile.h"
 
@@ -10,6 +11,20 @@
 typedef struct { uint8_t *p; size_t cap; } scratch;
 enum { SCR_TMP, SCR_IDX, SCR_VALS, SCR_GROUPS, SCR_COUNT };
 static _Thread_local scratch scr[SCR_COUNT];
+
+/* Large scratch (a staged copy of a large slice) asks for transparent huge
+ * pages before its first touch, as storages do (ss_storage.c): a transposed
+ * copy into it otherwise takes a TLB miss per row. Advice only. */
+static void advise_huge(void *p, size_t n) {
+#if defined(MADV_HUGEPAGE)
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    if (n < ((size_t)8 << 20)) return;
+    const uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1), hi = ((uintptr_t)p + n) & ~(huge - 1);
+    if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+    (void)p; (void)n;
+#endif
+}
 
 static void *scratch_get(int which, size_t bytes) {
     scratch *s = &scr[which];
@@ -19,6 +34,7 @@ static void *scratch_get(int which, size_t bytes) {
         while (cap < bytes) cap = cap > SIZE_MAX / 2 ? bytes : cap * 2;
         void *p = aligned_alloc(64, (cap + 63) & ~(size_t)63);
         if (!p) return NULL;
+        advise_huge(p, cap);
         free(s->p);
         s->p = p;
         s->cap = cap;

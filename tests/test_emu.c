@@ -314,6 +314,77 @@ static void test_transposed_tiles_match_item_loop(void **state) {
     assert_int_equal(ss_emu_copy_transposed(&L, NULL, NULL), 0);
 }
 
+/* The item loop's result for launch L (dst starts as `dst`). */
+static void item_loop(const ss_klaunch *L, const uint8_t *src, uint8_t *dst) {
+    ss_kiter it;
+    ss_kiter_seek(L, &it, 0);
+    for (int64_t k = 0; k < L->n; k++, ss_kiter_next(L, &it))
+        memcpy(dst + it.dof * L->elem, src + it.so * L->elem, (size_t)L->elem);
+}
+
+/* Tiled equals the item loop for a launch over `ndim` dims, byte for byte. */
+static void tiled_launch_vs_items(const ss_klaunch *L, size_t items, const char *what) {
+    const size_t bytes = items * (size_t)L->elem;
+    uint8_t *src = malloc(bytes), *got = malloc(bytes), *want = malloc(bytes);
+    assert_non_null(src); assert_non_null(got); assert_non_null(want);
+    for (size_t i = 0; i < bytes; i++) {
+        src[i] = (uint8_t)(i * 2654435761u >> 13);
+        got[i] = want[i] = (uint8_t)(i * 40503u >> 7);
+    }
+    item_loop(L, src, want);
+    assert_int_equal(ss_emu_copy_transposed(L, src, got), 1);
+    if (memcmp(got, want, bytes)) fail_msg("tiled copy differs: %s", what);
+    free(src); free(got); free(want);
+}
+
+/* Steps on either side (a stepped dst has no whole lines; a step of 2 on
+ * src is gathered a register at a time), the transposed pair outside the
+ * innermost dims, and a block only a few items wide. */
+static void test_transposed_tiles_steps_and_dims(void **state) {
+    (void)state;
+    char what[160];
+    for (int E = 1; E <= 16; E *= 2)
+        for (int64_t ds = 1; ds <= 3; ds++)
+            for (int64_t ss = 1; ss <= 3; ss++)
+                for (int64_t off = 0; off < 2; off++) {
+                    ss_klaunch L;
+                    memset(&L, 0, sizeof L);
+                    L.kind = SS_KL_COPY; L.indep = 1; L.elem = E; L.ndim = 2;
+                    const int64_t na = 150 + off, nb = 131;
+                    L.sizes[0] = na; L.sizes[1] = nb; L.n = na * nb;
+                    L.dst_strides[0] = nb * ds + 5; L.dst_strides[1] = ds;   /* dst along dim 1, step ds */
+                    L.src_strides[0] = ss; L.src_strides[1] = na * ss + 3;   /* src along dim 0, step ss */
+                    L.dst_off = off; L.src_off = 2 * off + 1;
+                    snprintf(what, sizeof what, "E %d, dst step %lld, src step %lld, offset %lld", E, (long long)ds,
+                             (long long)ss, (long long)off);
+                    tiled_launch_vs_items(&L, (size_t)(na * (nb * ds + 5) + na * ss * nb + 64), what);
+                }
+    /* Rank 3, the pair in dims 0 and 2 around an outer dim 1; then the pair
+     * in dims 2 and 0 (dst along dim 0). */
+    for (int swap = 0; swap < 2; swap++) {
+        ss_klaunch L;
+        memset(&L, 0, sizeof L);
+        L.kind = SS_KL_COPY; L.indep = 1; L.elem = 4; L.ndim = 3;
+        L.sizes[0] = 70; L.sizes[1] = 3; L.sizes[2] = 90; L.n = 70 * 3 * 90;
+        const int64_t dst_st[3] = {90, 70 * 90, 1}, src_st[3] = {1, 70 * 90, 70};
+        for (int d = 0; d < 3; d++) {
+            L.dst_strides[d] = swap ? src_st[d] : dst_st[d];
+            L.src_strides[d] = swap ? dst_st[d] : src_st[d];
+        }
+        snprintf(what, sizeof what, "rank 3, pair in dims 0 and 2, swap %d", swap);
+        tiled_launch_vs_items(&L, 70 * 3 * 90, what);
+    }
+    /* A block 16 items wide: dst rows of one line each, one after another,
+     * off the line boundary (no narrow block peeled off). */
+    ss_klaunch L;
+    memset(&L, 0, sizeof L);
+    L.kind = SS_KL_COPY; L.indep = 1; L.elem = 4; L.ndim = 2;
+    L.sizes[0] = 4000; L.sizes[1] = 16; L.n = 4000 * 16;
+    L.dst_strides[0] = 16; L.dst_strides[1] = 1; L.src_strides[0] = 1; L.src_strides[1] = 4000;
+    L.dst_off = 3;
+    tiled_launch_vs_items(&L, 4000 * 16 + 3, "narrow block");
+}
+
 /* ss_target_schedules_agree is exact where it says yes: on generated cases,
  * for every emu target (mutants too), each schedule leaves the storages
  * byte for byte as the forward one does; and it says no where order matters. */
@@ -381,6 +452,7 @@ int main(void) {
         cmocka_unit_test(test_unchecked_alias_lockstep_vs_forward),
         cmocka_unit_test(test_forward_bulk_matches_item_loop),
         cmocka_unit_test(test_transposed_tiles_match_item_loop),
+        cmocka_unit_test(test_transposed_tiles_steps_and_dims),
         cmocka_unit_test(test_schedules_agree_is_exact),
         cmocka_unit_test(test_dependent_launch_schedules),
         cmocka_unit_test(test_generated_cases),
