@@ -306,7 +306,7 @@ void ss_replay_loaded(ss_replay_ctx *rc, const char *label, ss_replay_case_resul
         goto done;
     }
     if (ss_check_prepare(&rc->check, &rc->c, &rc->plan, &r->ref_status, why, sizeof why)) {
-        ss_fail(&r->err, "storage", "%s", why);
+        ss_fail(&r->err, strncmp(why, "program", 7) ? "storage" : "program", "%s", why);
         invalid(rc, label, r, io.diag);
         goto done;
     }

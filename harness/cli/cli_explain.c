@@ -201,8 +201,8 @@ static void report_targets(ss_replay_ctx *rc, const ss_replay_case_result *r, in
             if (r->run[i].res.verdict != SS_AGREE)
                 n += (size_t)snprintf(line + n, sizeof line - n, "%s%s", c++ ? ", " : "",
                                       r->run[i].schedule ? r->run[i].schedule : "the run");
-        if (first->res.verdict == SS_MISMATCH || first->res.verdict == SS_GUARD_WRITE)
-            ss_diff_format(&rc->plan, &first->res.diff, detail, sizeof detail);
+        if ((first->res.verdict == SS_MISMATCH || first->res.verdict == SS_GUARD_WRITE) && !first->res.program)
+            ss_diff_format(&rc->plan, &first->res.diff, detail, sizeof detail);   /* a program's is in why */
         else
             ss_text_sanitize(first->res.why, detail, sizeof detail);
         if (n < sizeof line) snprintf(line + n, sizeof line - n, "): %s", detail);

@@ -2,11 +2,15 @@
  * persistent Python worker per process (harness/engines/ss_torch_worker.py, built
  * into the binary), over the frames of ss_torch_proto.h.
  *
- * MODE: eager-cpu, compile-cpu, compile-dynamic-cpu, eager-cuda, compile-cuda,
- * compile-dynamic-cuda. SPELLING: setitem, setitem-clone, copy, scatter-copy,
- * scatter-return, clone-scatter, index-put. Compile targets have schedules,
- * the forms in which the views reach the compiled function: x-input,
- * storage-input, two-inputs.
+ * MODE: eager-cpu, compile-cpu, compile-dynamic-cpu, aot-eager-cpu (backend
+ * aot_eager), dynamo-eager-cpu (backend eager), and the same for cuda.
+ * SPELLING: setitem, setitem-clone, copy, scatter-copy, scatter-return,
+ * clone-scatter, index-put, and program (program cases only: the printed
+ * `def program(x, src)`). Compiled targets have schedules, the forms in which
+ * the views reach the compiled function: x-input, storage-input, two-inputs
+ * (a program: two-inputs only). The engine's stages hook names a compiled
+ * target's dynamo-eager and aot-eager siblings (for compile-dynamic, two
+ * unlisted dynamic modes).
  *
  * Python: ss_torch_set_python (the global --python option), else
  * $SSFUZZ_PYTHON, else the first python3 on PATH that imports torch.

@@ -23,10 +23,7 @@ static const char *result_name(int exit_code) {
 static cJSON *run_json(const ss_replay_ctx *rc, const ss_replay_run *run) {
     cJSON *o = cJSON_CreateObject();
     char detail[512] = "";
-    if (run->res.verdict == SS_MISMATCH || run->res.verdict == SS_GUARD_WRITE)
-        ss_diff_format(&rc->plan, &run->res.diff, detail, sizeof detail);
-    else
-        snprintf(detail, sizeof detail, "%s", run->res.why);
+    ss_check_describe(&rc->plan, &run->res, detail, sizeof detail);
     const int ok = o && add_text(o, "target", run->target->name) &&
                    (!run->schedule || add_text(o, "schedule", run->schedule)) &&
                    add_text(o, "verdict", ss_verdict_name(run->res.verdict)) &&

@@ -3,7 +3,8 @@
 # (a) the example program cases agree on torch:eager-cpu:program; (b) the
 # #198094 program (write, x.zero_(), return the slice_scatter result) is a
 # mismatch on compile-cpu:program with stage "inductor" and agrees on
-# aot-eager-cpu:program and eager-cpu:program (needs torch.compile: a
+# aot-eager-cpu:program and eager-cpu:program, and fuzz records a compiled
+# finding's stage in its reproducer (needs torch.compile: a
 # build/torch-*/bin/python); (c) the alias check: a returned clone is fresh,
 # a returned view shares x's storage, and a worker reporting the opposite
 # (test hook) is a mismatch naming the value; (d) issue 21's item 2: a
@@ -60,6 +61,29 @@ if [ "$has_compile" = 1 ]; then
         || fail "#198094 program: compile-cpu:program mismatch on the returned value" "exit $rc; $(cat "$tmp/out" "$tmp/err" | head -4)"
     grep -q "stage: inductor (torch:dynamo-eager-cpu:program agrees, torch:aot-eager-cpu:program agrees)" "$tmp/out" \
         && pass "#198094 program: stage inductor" || fail "#198094 program: stage inductor" "$(cat "$tmp/out")"
+    # docs/programs.md's example lines, as printed
+    "$SSFUZZ" replay -t torch:compile-cpu:program examples/programs/scatter-return-then-zero.json >"$tmp/out" 2>"$tmp/err"
+    want=$(awk '/^```text/{f=1; next} f && /^```/{exit} f' <(sed -n '/^\*\*Where a compile bug lives/,$p' docs/programs.md))
+    [ "$(grep -v '^replayed' "$tmp/out")" = "$want" ] && pass "the example's mismatch and stage as docs/programs.md shows" \
+        || fail "the example's mismatch and stage as docs/programs.md shows" "$(cat "$tmp/out")"
+    # fuzz records a compiled finding's stage in its reproducer (2.15.0: case 5 of seed 1
+    # raises under dynamo, "RuntimeError when making fake tensor call", where eager runs it)
+    "$SSFUZZ" fuzz -t torch:aot-eager-cpu:program --cases 8 --seed 1 --minimize-time 20 -o "$tmp/a" >"$tmp/a.out" 2>&1
+    if ls "$tmp"/a/*-torch_aot-eager-cpu_program-*.json >/dev/null 2>&1; then
+        if "$py" - "$tmp"/a/*-torch_aot-eager-cpu_program-*.json <<'PYEOF'
+import json, sys
+for path in sys.argv[1:]:
+    t = json.load(open(path))["meta"]["torch"]
+    assert t["stage"] in ("dynamo", "aot", "unknown"), t
+    assert "torch:dynamo-eager-cpu:program" in t["stage_checks"], t
+PYEOF
+        then pass "fuzz: a compiled finding's reproducer has meta.torch.stage"
+        else fail "fuzz: a compiled finding's reproducer has meta.torch.stage"; fi
+        grep -q "; stage [a-z]*" "$tmp/a.out" && pass "fuzz: the finding's line names the stage" \
+            || fail "fuzz: the finding's line names the stage" "$(grep finding "$tmp/a.out" | head -2)"
+    else
+        echo "skip fuzz stage: no aot-eager-cpu:program finding in 8 cases of seed 1 on this torch"
+    fi
 else
     echo "skip #198094 program on compile: torch $("$py" -c 'import torch; print(torch.__version__)') has no torch.compile"
 fi
@@ -84,7 +108,7 @@ SSFUZZ_TEST_HOOKS=1 SSFUZZ_TORCH_TEST_FAULT=alias:0 "$SSFUZZ" replay -t torch:ea
 # Measured: 2.15.0 about 550 cases/s, Debian's 1.13 250-320 cases/s (31-40 s) on two cores.
 bugs=tests/torch/eager_program_bugs.txt
 t0=$(date +%s)
-"$SSFUZZ" fuzz -t torch:eager-cpu:program --cases 10000 --seed 5 --minimize-time 5 --keep-variants -q \
+"$SSFUZZ" fuzz -t torch:eager-cpu:program --cases 10000 --seed 5 --minimize-time 5 --keep-variants \
     -o "$tmp/d" >"$tmp/d.out" 2>&1; rc=$?
 t1=$(date +%s)
 grep -q "^fuzz: 10000 cases" "$tmp/d.out" && [ "$rc" -le 1 ] \
