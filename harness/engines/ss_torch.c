@@ -257,6 +257,23 @@ static int staged(const char *name, const char *text, int *fd) {
     return *fd = f;
 }
 
+/* Inductor's and Triton's on-disk caches (in the worker's environment): the
+ * user's own TORCHINDUCTOR_CACHE_DIR / TRITON_CACHE_DIR win; else
+ * $SSFUZZ_INDUCTOR_CACHE; else ssfuzz's own directory under the user's cache
+ * directory, shared by every command (fuzz, regress, the nightly), so a later
+ * run loads what an earlier one compiled instead of compiling it again. */
+static void compile_cache_env(void) {
+    char dir[2048], triton[2100];
+    const char *given = getenv("SSFUZZ_INDUCTOR_CACHE"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (given && *given) snprintf(dir, sizeof dir, "%s", given);
+    else if (xdg && *xdg == '/') snprintf(dir, sizeof dir, "%s/ssfuzz/inductor", xdg);
+    else if (home && *home == '/') snprintf(dir, sizeof dir, "%s/.cache/ssfuzz/inductor", home);
+    else return;   /* no cache directory of the user's: inductor's default (under /tmp) */
+    snprintf(triton, sizeof triton, "%s/triton", dir);
+    setenv("TORCHINDUCTOR_CACHE_DIR", dir, 0);
+    setenv("TRITON_CACHE_DIR", triton, 0);
+}
+
 /* Starts `python` with the built-in worker and shakes hands. 0, or -1 with why. */
 static int start_one(const char *python, char *why, size_t n) {
     static int worker_fd = -1, shared_fd = -1;
@@ -284,6 +301,7 @@ static int start_one(const char *python, char *why, size_t n) {
         signal(SIGINT, SIG_IGN);            /* Ctrl-C is the harness's to handle */
         setenv("TORCHINDUCTOR_COMPILE_THREADS", "1", 0);   /* no compile pool to orphan */
         setenv("PYTHONSAFEPATH", "1", 1);   /* no script or current directory on sys.path (>= 3.11) */
+        compile_cache_env();
         execlp(python, python, script, shared, (char *)NULL);
         _exit(127);
     }
