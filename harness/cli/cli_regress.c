@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ss_clock.h"
+#include "ss_check.h"
 #include "ss_cli.h"
 #include "ss_expect.h"
 #include "ss_files.h"
@@ -24,6 +25,8 @@ static void usage(FILE *f) {
         "  --seed N          seed of the random schedule (default 1)\n"
         "  --max-bytes N     byte budget of one case's storages (default %zu)\n"
         "  -q, --quiet       print only failures and the summary\n"
+        "  --nan-payload-is-finding  storages differing only in NaNs' bits fail an `agree`\n"
+        "                    (default: they agree; the expectation kind is nan-payload)\n"
         "Emulator targets run under every schedule.\n"
         "Prints SKIP CASE TARGET: why for each expectation not checked.\n"
         "exit: 0 every expectation checked holds, 1 one failed, 2 invalid case or usage,\n"
@@ -76,11 +79,20 @@ static void invalid(regress *g, const char *path, const ss_error *err) {
 }
 
 /* Targets to run on this case, and the expectation of each; skips are recorded. */
-static size_t choose(regress *g, const char *path, const ss_expect *x, const ss_target **run) {
+static size_t choose(regress *g, const char *path, const ss_expect *x, int program, const ss_target **run) {
     size_t n = 0;
     const size_t total = g->n_requested ? g->n_requested : ss_target_count();
     for (size_t i = 0; i < total && n < SS_MAX_TARGETS; i++) {
         const ss_target *t = g->n_requested ? g->requested[i] : ss_target_at(i);
+        /* A program case runs on program targets only, a single write on the
+         * others: the rest are not applicable (a skip where named, else silent). */
+        if (ss_check_runs_programs(t) != program) {
+            if (g->n_requested || ss_expect_names(x, t))
+                record(g, path, t->name, NULL, SS_CHECK_SKIPPED, 0, "",
+                       program ? SS_CHECK_NOT_APPLICABLE : "not applicable: a program target runs program cases only",
+                       NULL, 0);
+            continue;
+        }
         /* external engines (torch) run when named, by --target or by the case */
         if (!g->n_requested && t->explicit_only && !ss_expect_names(x, t)) continue;
         const char *why = t->unavailable(t);
@@ -123,7 +135,7 @@ static void check_case(regress *g, ss_replay_ctx *rc, const char *path) {
         return;
     }
     const size_t before = g->checks.n;
-    rc->opts.n_targets = choose(g, path, &x, rc->opts.targets);
+    rc->opts.n_targets = choose(g, path, &x, rc->c.program != NULL, rc->opts.targets);
     rc->default_targets = g->n_requested == 0;
     ss_replay_case_result r;
     ss_replay_loaded(rc, path, &r);
@@ -186,7 +198,7 @@ static int parse_args(regress *g, ss_replay_opts *o, const char **junit, const c
         {"target", required_argument, 0, 't'}, {"junit", required_argument, 0, 'j'},
         {"sarif", required_argument, 0, 'S'},  {"seed", required_argument, 0, 's'},
         {"max-bytes", required_argument, 0, 'm'}, {"quiet", no_argument, 0, 'q'},
-        {"json", no_argument, 0, 'J'},
+        {"json", no_argument, 0, 'J'}, {"nan-payload-is-finding", no_argument, 0, 'N'},
         {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     optind = 1;
     int ch;
@@ -194,6 +206,7 @@ static int parse_args(regress *g, ss_replay_opts *o, const char **junit, const c
         ss_error err;
         uint64_t v;
         if (ch == 'J') { g->json = 1; continue; }
+        if (ch == 'N') { o->nan_payload_is_finding = 1; continue; }
         switch (ch) {
         case 't':
             if (ss_target_set_add(g->requested, &g->n_requested, optarg, "--target", &err)) goto bad;
