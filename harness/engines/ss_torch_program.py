@@ -120,6 +120,8 @@ def _overlaps(a, b):
 def tensor_bytes(torch, t):
     """t's elements in logical order, each in its dtype's little-endian bytes."""
     t = t.detach()
+    if t.numel() == 0:
+        return b""               # any strides (a compiled empty result may keep stride 0)
     for resolve in ("resolve_conj", "resolve_neg"):
         if hasattr(t, resolve):
             t = getattr(t, resolve)()
