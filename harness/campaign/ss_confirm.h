@@ -7,8 +7,11 @@
  * the same kind of wrong result (DIFFER for a mismatch, RAISED for a raised
  * finding); its reproducer's meta then gets "confirmed": "standalone", else
  * "confirmed": "no: WHY" (the script agreed, errored, timed out, ...), and
- * "confirmed_by": the script's verdict line. A case no script can be written
- * for (a program case) is not tried and its meta is left alone.
+ * "confirmed_by": the script's verdict line. A program case is confirmed the
+ * same way (its script runs the program and holds it to the program's
+ * reference). A case no script can be written for (the exporter fails: a
+ * program without a defined result, storages over the export's limit) is not
+ * tried and its meta is left alone.
  *
  * Settings: SSFUZZ_CONFIRM=0 turns confirmation off in `fuzz`;
  * SSFUZZ_CONFIRM_TIMEOUT (seconds, default 300) limits one script run.

@@ -28,12 +28,15 @@ void ss_export_programs(FILE *f, const ss_case *c, const ss_pyexpr *e);
 /* The statement(s) of spelling `s` for the case, lines separated by "\n". */
 void ss_export_statement(const char *spelling, const ss_case *c, const ss_pyexpr *e, char *out, size_t n);
 
-/* What the script runs by default (mode may also be one mode as meta.torch names it,
- * "compile-dynamic-cpu", which sets the device too). NULL fields come from the case's meta.torch
+/* What the script runs by default. NULL fields come from the case's meta.torch
  * (mode "compile-dynamic-cpu" gives mode compile-dynamic and device cpu; form;
- * spelling), else mode all, form x-input, device all, spelling setitem. mode and
- * form may be comma lists: modes eager, compile, compile-dynamic, all; forms
- * x-input, storage-input, two-inputs, user, all. */
+ * spelling), else mode all, form x-input, device all, spelling setitem; mode may
+ * also be one mode as meta.torch names it ("compile-dynamic-cpu", which sets the
+ * device too). mode and form may be comma lists: modes eager, compile,
+ * compile-dynamic, all; forms x-input, storage-input, two-inputs, user, all. A
+ * program case also has the modes aot-eager, dynamo-eager and their -dynamic
+ * forms; its spelling is "program" and its one form "two-inputs" (--form is
+ * checked, not used). */
 typedef struct ss_export_opts {
     const char *mode, *form, *spelling, *device;
     size_t max_bytes;                  /* largest storages exported; 0: SS_EXPORT_MAX_BYTES */
@@ -50,10 +53,25 @@ typedef struct ss_export_defaults { char mode[64], form[80], spelling[24], devic
 int ss_export_resolve(const ss_case *c, const ss_export_opts *o, ss_export_defaults *d, ss_error *err);
 
 /* The whole script for c into f. 0, or -1 with err (invalid case, storages over
- * max_bytes, an unknown option value, out of memory). */
+ * max_bytes, an unknown option value, out of memory; a program the reference finds
+ * invalid or without a defined result). A program case's script is another one
+ * (ss_export_torch_program). */
 int ss_export_torch(FILE *f, const ss_case *c, const ss_export_opts *o, ss_error *err);
 /* The same, written atomically to path. */
 int ss_export_torch_file(const char *path, const ss_case *c, const ss_export_opts *o, ss_error *err);
+
+/* ---- program cases (docs/programs.md) ---------------------------------------- */
+
+/* Python source that follows a program case's constants (DTYPE, INPUT_VIEW, ...,
+ * PROGRAM_SOURCE, the EXPECTED_* result, MODE, DEVICE, SHARED_SOURCE). */
+extern const char ss_export_program_body[];
+
+/* A program case's script: the printed `def program(x, src)`, the initial storages
+ * (o->input_bytes/src_bytes over the case's fill), the reference's result on them
+ * (final storages, returned values, open elements, alias facts) and the body that
+ * runs it in each mode of d. 0, or -1 with err. */
+int ss_export_torch_program(FILE *f, const ss_case *c, const ss_export_opts *o, const ss_export_defaults *d,
+                            ss_error *err);
 
 /* ---- --issue ------------------------------------------------------------ */
 

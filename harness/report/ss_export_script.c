@@ -7,6 +7,7 @@
 #include "ss_escape.h"
 #include "ss_exit.h"
 #include "ss_export.h"
+#include "ss_export_py.h"
 #include "ss_files.h"
 #include "ss_plan_build.h"
 #include "ss_storage.h"
@@ -15,6 +16,9 @@
 extern const char ss_torch_program_py[];
 
 static const char *const mode_words[] = {"eager", "compile", "compile-dynamic", "all", NULL};
+/* A program case's script also runs the backends that place a compile bug (docs/programs.md). */
+static const char *const program_mode_words[] = {"eager", "compile", "compile-dynamic", "aot-eager", "dynamo-eager",
+                                                 "aot-eager-dynamic", "dynamo-eager-dynamic", "all", NULL};
 static const char *const form_words[] = {"x-input", "storage-input", "two-inputs", "user", "all", NULL};
 static const char *const device_words[] = {"cpu", "cuda", "all", NULL};
 
@@ -41,13 +45,14 @@ static int check_words(const char *field, const char *v, const char *const *list
 }
 
 /* meta.torch.mode "compile-dynamic-cpu": the mode and the device. */
-static int split_meta_mode(const char *field, const char *m, ss_export_defaults *d, ss_error *err) {
+static int split_meta_mode(const char *field, const char *m, const char *const *modes, ss_export_defaults *d,
+                           ss_error *err) {
     const char *dash = strrchr(m, '-');
     const size_t n = dash ? (size_t)(dash - m) : 0;
-    if (!dash || !in_list(mode_words, m, n) || !strncmp(m, "all", n) || !in_list(device_words, dash + 1, strlen(dash + 1)) ||
+    if (!dash || !in_list(modes, m, n) || !strncmp(m, "all", n) || !in_list(device_words, dash + 1, strlen(dash + 1)) ||
         !strcmp(dash + 1, "all"))
-        return ss_fail(err, field, "unknown mode '%.40s' (eager-cpu, compile-cpu, compile-dynamic-cpu or their "
-                       "-cuda forms; --mode overrides)", m);
+        return ss_fail(err, field, "unknown mode '%.40s' (eager-cpu, compile-cpu, compile-dynamic-cpu%s or their "
+                       "-cuda forms; --mode overrides)", m, modes == program_mode_words ? ", aot-eager-cpu, dynamo-eager-cpu" : "");
     snprintf(d->mode, sizeof d->mode, "%.*s", (int)n, m);
     snprintf(d->device, sizeof d->device, "%s", dash + 1);
     return 0;
@@ -59,32 +64,44 @@ static const char *meta_string(const ss_case *c, const char *key) {
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+/* A program case runs its program: the only spelling it has. */
+static int program_spelling(const char *field, const char *s, ss_error *err) {
+    if (!strcmp(s, "program")) return 0;
+    return ss_fail(err, field, "a program case runs its program: spelling 'program' only (got '%.40s')", s);
+}
+
 int ss_export_resolve(const ss_case *c, const ss_export_opts *o, ss_export_defaults *d, ss_error *err) {
+    const int program = c->program != NULL;
+    const char *const *modes = program ? program_mode_words : mode_words;
     snprintf(d->mode, sizeof d->mode, "all");
-    snprintf(d->form, sizeof d->form, "x-input");
-    snprintf(d->spelling, sizeof d->spelling, "setitem");
+    snprintf(d->form, sizeof d->form, program ? "two-inputs" : "x-input");   /* a program's one form: x, src */
+    snprintf(d->spelling, sizeof d->spelling, program ? "program" : "setitem");
     snprintf(d->device, sizeof d->device, "all");
     const char *mm = meta_string(c, "mode"), *mf = meta_string(c, "form"), *ms = meta_string(c, "spelling");
-    if (!o->mode && mm) SS_TRY(split_meta_mode("meta.torch.mode", mm, d, err));
+    if (!o->mode && mm) SS_TRY(split_meta_mode("meta.torch.mode", mm, modes, d, err));
     if (!o->form && mf) {
         SS_TRY(check_words("meta.torch.form", mf, form_words, sizeof d->form, err));
-        snprintf(d->form, sizeof d->form, "%s", mf);
+        if (!program) snprintf(d->form, sizeof d->form, "%s", mf);
     }
-    if (!o->spelling && ms) {
+    if (!o->spelling && ms && program) {
+        SS_TRY(program_spelling("meta.torch.spelling", ms, err));
+    } else if (!o->spelling && ms) {
         if (!ss_export_spelling_valid(ms)) return ss_fail(err, "meta.torch.spelling", "unknown spelling (--spelling overrides)");
         snprintf(d->spelling, sizeof d->spelling, "%s", ms);
     }
     if (o->mode) {   /* a mode list, or one mode as meta.torch names it ("compile-dynamic-cpu") */
-        if (check_words("--mode", o->mode, mode_words, sizeof d->mode, err) == 0)
+        if (check_words("--mode", o->mode, modes, sizeof d->mode, err) == 0)
             snprintf(d->mode, sizeof d->mode, "%s", o->mode);
-        else if (strchr(o->mode, ',') || split_meta_mode("--mode", o->mode, d, NULL))
+        else if (strchr(o->mode, ',') || split_meta_mode("--mode", o->mode, modes, d, NULL))
             return -1;   /* err says which word is unknown */
     }
     if (o->form) {
         SS_TRY(check_words("--form", o->form, form_words, sizeof d->form, err));
-        snprintf(d->form, sizeof d->form, "%s", o->form);
+        if (!program) snprintf(d->form, sizeof d->form, "%s", o->form);
     }
-    if (o->spelling) {
+    if (o->spelling && program) {
+        SS_TRY(program_spelling("--spelling", o->spelling, err));
+    } else if (o->spelling) {
         if (!ss_export_spelling_valid(o->spelling))
             return ss_fail(err, "--spelling", "unknown spelling '%.40s' (setitem, setitem-clone, copy, scatter-copy, "
                            "scatter-return, clone-scatter, index-put)", o->spelling);
@@ -98,24 +115,24 @@ int ss_export_resolve(const ss_case *c, const ss_export_opts *o, ss_export_defau
     return 0;
 }
 
-static const char *torch_dtype(ss_dtype t) {
+const char *ss_export_torch_dtype(ss_dtype t) {
     static const char *const names[SS_DTYPE_COUNT] = {
         "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
         "float64", "complex64", "complex128"};
     return names[t];
 }
 
-static void py_tuple(FILE *f, const int64_t *v, int n) {
+void ss_export_py_tuple(FILE *f, const int64_t *v, int n) {
     fputc('(', f);
     for (int d = 0; d < n; d++) fprintf(f, "%s%" PRId64, d ? ", " : "", v[d]);
     fputs(n == 1 ? ",)" : ")", f);
 }
 
-static void py_view(FILE *f, const char *name, const ss_view *v) {
+void ss_export_py_view(FILE *f, const char *name, const ss_view *v) {
     fprintf(f, "%s = dict(size=", name);
-    py_tuple(f, v->sizes, v->ndim);
+    ss_export_py_tuple(f, v->sizes, v->ndim);
     fputs(", stride=", f);
-    py_tuple(f, v->strides, v->ndim);
+    ss_export_py_tuple(f, v->strides, v->ndim);
     fprintf(f, ", storage_offset=%" PRId64 ")\n", v->offset);
 }
 
@@ -124,20 +141,31 @@ static void py_opt(FILE *f, int has, int64_t v) {
     else fputs("None", f);
 }
 
-static void py_bytes(FILE *f, const char *name, const uint8_t *data, size_t n) {
+void ss_export_py_bytes(FILE *f, const char *name, const uint8_t *data, size_t n) {
     fprintf(f, "%s = bytes.fromhex(\"\"\"", name);
     for (size_t i = 0; i < n; i++) fprintf(f, "%s%02x", i % 32 ? "" : "\n", data[i]);
     fputs("\n\"\"\")\n", f);
 }
 
-static void py_comment(FILE *f, const char *label, const char *text) {
+void ss_export_py_hex(FILE *f, const uint8_t *data, size_t n) {
+    if (n > 32) {   /* long values wrap as the storages do */
+        fputs("bytes.fromhex(\"\"\"", f);
+        for (size_t i = 0; i < n; i++) fprintf(f, "%s%02x", i % 32 ? "" : "\n", data[i]);
+        fputs("\n\"\"\")", f);
+        return;
+    }
+    fputs("bytes.fromhex('", f);
+    for (size_t i = 0; i < n; i++) fprintf(f, "%02x", data[i]);
+    fputs("')", f);
+}
+
+void ss_export_py_comment(FILE *f, const char *label, const char *text) {
     char clean[400];
     ss_text_sanitize(text, clean, sizeof clean);
     fprintf(f, "# %s%s\n", label, clean);
 }
 
-/* A Python string literal of any text: every quote and backslash escaped. */
-static void py_long_string(FILE *f, const char *s) {
+void ss_export_py_long_string(FILE *f, const char *s) {
     fputs("'''", f);
     for (; *s; s++) {
         if (*s == '\\' || *s == '\'') fputc('\\', f);
@@ -146,27 +174,41 @@ static void py_long_string(FILE *f, const char *s) {
     fputs("'''", f);
 }
 
-static void emit(FILE *f, const ss_case *c, const ss_plan *p, const uint8_t *in, size_t in_bytes,
-                 const uint8_t *src, size_t src_bytes, const ss_export_defaults *d, const char *label) {
-    ss_pyexpr e;
-    ss_pyexpr_derive(c, &e);
-    const ss_op *op = &p->op;
+void ss_export_py_string(FILE *f, const char *s) {
+    fputc('\'', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '\\' || *p == '\'') fprintf(f, "\\%c", *p);
+        else if (*p < 0x20 || *p >= 0x7f) fprintf(f, "\\x%02x", *p);
+        else fputc(*p, f);
+    }
+    fputc('\'', f);
+}
+
+void ss_export_py_head(FILE *f, const ss_case *c, const char *label) {
     fputs("#!/usr/bin/env python3\n", f);
-    py_comment(f, "ssfuzz " SS_VERSION " export --torch of ", label ? label : "a case");
+    ss_export_py_comment(f, "ssfuzz " SS_VERSION " export --torch of ", label ? label : "a case");
     static const char *const keys[] = {"title", "upstream", "found_by", "target", "schedule", "signature"};
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         const cJSON *it = cJSON_GetObjectItemCaseSensitive(c->meta, keys[i]);
         char lab[32];
         snprintf(lab, sizeof lab, "%s: ", keys[i]);
-        if (cJSON_IsString(it)) py_comment(f, lab, it->valuestring);
+        if (cJSON_IsString(it)) ss_export_py_comment(f, lab, it->valuestring);
     }
+}
+
+static void emit(FILE *f, const ss_case *c, const ss_plan *p, const uint8_t *in, size_t in_bytes,
+                 const uint8_t *src, size_t src_bytes, const ss_export_defaults *d, const char *label) {
+    ss_pyexpr e;
+    ss_pyexpr_derive(c, &e);
+    const ss_op *op = &p->op;
+    ss_export_py_head(f, c, label);
     fputs("#\n# The program: ", f);
     fputs(e.line, f);
     fprintf(f, "\n# (%s = the input storage as shape ", e.x);
-    py_tuple(f, e.x_shape, e.x_ndim);
+    ss_export_py_tuple(f, e.x_shape, e.x_ndim);
     if (!op->src_aliased) {
         fprintf(f, ", %s = the src storage as shape ", e.y);
-        py_tuple(f, e.y_shape, e.y_ndim);
+        ss_export_py_tuple(f, e.y_shape, e.y_ndim);
     }
     fputs(")\n"
           "# Expected: torch.slice_scatter on CPU (step passed explicitly), the written slice stored\n"
@@ -180,9 +222,9 @@ static void emit(FILE *f, const ss_case *c, const ss_plan *p, const uint8_t *in,
           "#                       [--expected-out F] [--actual-out F]\n"
           "import argparse\nimport collections\nimport itertools\nimport json\nimport os\nimport sys\n"
           "import platform\nimport tempfile\nimport types\n\nimport torch\n\n", f);
-    fprintf(f, "DTYPE = torch.%s\nELEM_SIZE = %zu\n", torch_dtype(c->dtype), op->elem_size);
-    py_view(f, "INPUT_VIEW", &op->input);
-    py_view(f, "SRC_VIEW", &op->src);
+    fprintf(f, "DTYPE = torch.%s\nELEM_SIZE = %zu\n", ss_export_torch_dtype(c->dtype), op->elem_size);
+    ss_export_py_view(f, "INPUT_VIEW", &op->input);
+    ss_export_py_view(f, "SRC_VIEW", &op->src);
     fprintf(f, "SRC_ALIASED = %s\n", op->src_aliased ? "True" : "False");
     fprintf(f, "DIM = %" PRId64 "\nSTART = ", op->dim);
     py_opt(f, op->has_start, op->start);
@@ -191,19 +233,19 @@ static void emit(FILE *f, const ss_case *c, const ss_plan *p, const uint8_t *in,
     fprintf(f, "\nSTEP = %" PRId64 "\n", op->step);
     fprintf(f, "INVALID = %s  # the input view has internal overlap: every engine must reject it\n",
             p->internal_overlap ? "True" : "False");
-    py_bytes(f, "INPUT_BYTES", in, in_bytes);
+    ss_export_py_bytes(f, "INPUT_BYTES", in, in_bytes);
     if (op->src_aliased) fputs("SRC_BYTES = None\n", f);
-    else py_bytes(f, "SRC_BYTES", src, src_bytes);
+    else ss_export_py_bytes(f, "SRC_BYTES", src, src_bytes);
     fputs("X_SHAPE = ", f);
-    py_tuple(f, e.x_shape, e.x_ndim);
+    ss_export_py_tuple(f, e.x_shape, e.x_ndim);
     fputs("\nY_SHAPE = ", f);
     if (op->src_aliased) fputs("None", f);
-    else py_tuple(f, e.y_shape, e.y_ndim);
+    else ss_export_py_tuple(f, e.y_shape, e.y_ndim);
     /* defaults: as found (meta.torch) unless the export's options said otherwise */
     fprintf(f, "\nSPELLING = '%s'\nMODE = '%s'\nFORM = '%s'\nDEVICE = '%s'\n", d->spelling, d->mode, d->form, d->device);
     fputs("\n# harness/engines/ss_torch_program.py, as the torch worker loads it (PyTorch's overlap refusals)\n"
           "SHARED_SOURCE = ", f);
-    py_long_string(f, ss_torch_program_py);
+    ss_export_py_long_string(f, ss_torch_program_py);
     fputc('\n', f);
     ss_export_programs(f, c, &e);
     fputs(ss_export_torch_body, f);
@@ -212,10 +254,8 @@ static void emit(FILE *f, const ss_case *c, const ss_plan *p, const uint8_t *in,
 int ss_export_torch(FILE *f, const ss_case *c, const ss_export_opts *o, ss_error *err) {
     ss_export_defaults d;
     ss_plan plan;
-    if (c->program)   /* the script would run the bare write and miss the steps around it */
-        return ss_fail(err, "program", "a program case: export --torch takes single-write cases only "
-                       "(explain prints the program)");
     SS_TRY(ss_export_resolve(c, o, &d, err));
+    if (c->program) return ss_export_torch_program(f, c, o, &d, err);
     const size_t max = o->max_bytes ? o->max_bytes : SS_EXPORT_MAX_BYTES;
     SS_TRY(ss_plan_build_limited(&c->op, max, &plan, err));
     const size_t es = c->op.elem_size;
