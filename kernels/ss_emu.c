@@ -26,8 +26,16 @@ static void advise_huge(void *p, size_t n) {
 #endif
 }
 
-static void *scratch_get(int which, size_t bytes) {
+static void *scratch_grow(scratch *s, size_t bytes);
+
+/* Two per run (most of them for nothing: 0 bytes): the usual answer inline. */
+static inline void *scratch_get(int which, size_t bytes) {
     scratch *s = &scr[which];
+    if (s->p && s->cap >= bytes) return s->p;
+    return scratch_grow(s, bytes);
+}
+
+static void *scratch_grow(scratch *s, size_t bytes) {
     if (bytes == 0) bytes = 16;
     if (s->cap < bytes) {
         size_t cap = s->cap ? s->cap : 4096;
@@ -66,6 +74,24 @@ static inline void move_items(uint8_t *dp, const uint8_t *sp, int64_t len, int64
 #undef SS_MOVE_LOOP
 }
 
+/* n bytes between disjoint ranges: up to 16 in two overlapping fixed-size
+ * moves (most runs of fuzzing's small cases are a few items; a library call
+ * costs more than the copy), longer ones through memcpy. */
+static inline __attribute__((always_inline)) void copy_disjoint(uint8_t *dp, const uint8_t *sp, size_t n) {
+    if (n > 16) { memcpy(dp, sp, n); return; }
+    if (n >= 8) {
+        uint64_t a, b;
+        memcpy(&a, sp, 8); memcpy(&b, sp + n - 8, 8);
+        memcpy(dp, &a, 8); memcpy(dp + n - 8, &b, 8);
+    } else if (n >= 4) {
+        uint32_t a, b;
+        memcpy(&a, sp, 4); memcpy(&b, sp + n - 4, 4);
+        memcpy(dp, &a, 4); memcpy(dp + n - 4, &b, 4);
+    } else {
+        for (size_t i = 0; i < n; i++) dp[i] = sp[i];
+    }
+}
+
 /* A contiguous run of `bytes` copied item by item in forward (or reverse)
  * order, E bytes per item, done in bulk. The item loop reads every item before
  * writing it, so where src and dst overlap it is not a memcpy:
@@ -79,7 +105,7 @@ static inline void move_items(uint8_t *dp, const uint8_t *sp, int64_t len, int64
 static void move_run(uint8_t *dp, const uint8_t *sp, size_t bytes, int E, int reverse) {
     const uintptr_t d = (uintptr_t)dp, s = (uintptr_t)sp;
     if (d == s || bytes == 0) return;
-    if (d + bytes <= s || s + bytes <= d) { memcpy(dp, sp, bytes); return; }
+    if (d + bytes <= s || s + bytes <= d) { copy_disjoint(dp, sp, bytes); return; }
     if ((!reverse && d < s) || (reverse && d > s)) { memmove(dp, sp, bytes); return; }
     const size_t dist = d > s ? d - s : s - d;
     if (dist < 64) { move_items(dp, sp, (int64_t)(bytes / (size_t)E), E, E, E, reverse); return; }
@@ -119,22 +145,70 @@ static void runs_init(const ss_klaunch *L, runs *r) {
     r->nruns = L->n / r->len;
 }
 
-/* COPY, forward or reverse, run by run. */
-static void copy_sequential(const ss_klaunch *L, const uint8_t *src, uint8_t *dst, int reverse) {
-    runs r;
-    runs_init(L, &r);
-    const int E = L->elem, bulk = r.ssb == E && r.dsb == E;
-    ss_kiter it;
-    ss_kiter_seek(&r.outer, &it, reverse ? r.nruns - 1 : 0);
-    for (int64_t k = 0; k < r.nruns; k++) {
-        uint8_t *dp = dst + it.dof * E;
-        const uint8_t *sp = src + it.so * E;
-        if (bulk) move_run(dp, sp, (size_t)(r.len * E), E, reverse);
-        else move_items(dp, sp, r.len, r.dsb, r.ssb, E, reverse);
-        if (k + 1 < r.nruns) {
-            if (reverse) ss_kiter_prev(&r.outer, &it);
-            else ss_kiter_next(&r.outer, &it);
+/* COPY, forward or reverse, run by run along the innermost dim, the outer
+ * dims walked by an odometer kept here (the launch is not copied); E constant
+ * after inlining, so a strided run is a tight load/store loop. */
+static inline __attribute__((always_inline)) void copy_runs(const ss_klaunch *L, const uint8_t *src, uint8_t *dst,
+                                                            int reverse, int E) {
+    const int in = L->ndim - 1;
+    const int64_t len = L->sizes[in], ssb = L->src_strides[in] * E, dsb = L->dst_strides[in] * E;
+    const int bulk = ssb == E && dsb == E;
+    int64_t idx[SS_MAX_NDIM], so = L->src_off, dof = L->dst_off, nruns = 1;
+    for (int d = 0; d < in; d++) {   /* the first run (forward) or the last (reverse) */
+        nruns *= L->sizes[d];
+        idx[d] = reverse ? L->sizes[d] - 1 : 0;
+        if (reverse) {
+            so += idx[d] * L->src_strides[d];
+            dof += idx[d] * L->dst_strides[d];
         }
+    }
+    for (int64_t k = 0;;) {
+        uint8_t *dp = dst + dof * E;
+        const uint8_t *sp = src + so * E;
+        if (bulk) {
+            const size_t bytes = (size_t)(len * E);
+            const uintptr_t d = (uintptr_t)dp, s = (uintptr_t)sp;
+            if (d + bytes <= s || s + bytes <= d) copy_disjoint(dp, sp, bytes);   /* move_run's first case, inline */
+            else move_run(dp, sp, bytes, E, reverse);
+        } else if (!reverse) {   /* four items at a time, each loaded then stored, in order */
+            int64_t j = 0;
+            for (; j + 4 <= len; j += 4) {
+                ss_k_store(dp + j * dsb, E, ss_k_load(sp + j * ssb, E));
+                ss_k_store(dp + (j + 1) * dsb, E, ss_k_load(sp + (j + 1) * ssb, E));
+                ss_k_store(dp + (j + 2) * dsb, E, ss_k_load(sp + (j + 2) * ssb, E));
+                ss_k_store(dp + (j + 3) * dsb, E, ss_k_load(sp + (j + 3) * ssb, E));
+            }
+            for (; j < len; j++) ss_k_store(dp + j * dsb, E, ss_k_load(sp + j * ssb, E));
+        } else
+            for (int64_t j = len - 1; j >= 0; j--) ss_k_store(dp + j * dsb, E, ss_k_load(sp + j * ssb, E));
+        if (++k == nruns) return;
+        for (int d = in - 1; d >= 0; d--) {   /* the next run, as ss_kiter_next/prev would step */
+            if (!reverse) {
+                so += L->src_strides[d];
+                dof += L->dst_strides[d];
+                if (++idx[d] < L->sizes[d]) break;
+                so -= L->sizes[d] * L->src_strides[d];
+                dof -= L->sizes[d] * L->dst_strides[d];
+                idx[d] = 0;
+            } else {
+                so -= L->src_strides[d];
+                dof -= L->dst_strides[d];
+                if (--idx[d] >= 0) break;
+                idx[d] = L->sizes[d] - 1;
+                so += L->sizes[d] * L->src_strides[d];
+                dof += L->sizes[d] * L->dst_strides[d];
+            }
+        }
+    }
+}
+
+static void copy_sequential(const ss_klaunch *L, const uint8_t *src, uint8_t *dst, int reverse) {
+    switch (L->elem) {
+    case 1: copy_runs(L, src, dst, reverse, 1); break;
+    case 2: copy_runs(L, src, dst, reverse, 2); break;
+    case 4: copy_runs(L, src, dst, reverse, 4); break;
+    case 8: copy_runs(L, src, dst, reverse, 8); break;
+    default: copy_runs(L, src, dst, reverse, 16); break;
     }
 }
 
@@ -247,7 +321,7 @@ static int run_launch(const ss_klaunch *L, uint8_t *const bufs[SS_KB_COUNT], ss_
      * gives the forward result, so take the fastest. */
     if (L->indep) {
         sched = SS_SCHED_FORWARD;
-        if (copy && ss_emu_copy_transposed(L, src, dst)) return 0;
+        if (copy && ss_emu_tile_worth(L) && ss_emu_copy_transposed(L, src, dst)) return 0;
     }
     switch (sched) {
     case SS_SCHED_FORWARD:
@@ -275,9 +349,12 @@ static int run_launch(const ss_klaunch *L, uint8_t *const bufs[SS_KB_COUNT], ss_
 }
 
 int ss_emu_exec(const ss_kprog *prog, uint8_t *const bufs[SS_KB_COUNT], const ss_run_opts *opts) {
+    /* The seed of launch i's random groupings (only the random schedules use one). */
+    const int random = opts->schedule != SS_SCHED_FORWARD && opts->schedule != SS_SCHED_REVERSE &&
+                       opts->schedule != SS_SCHED_LOCKSTEP && opts->schedule != SS_SCHED_WARP;
     for (int i = 0; i < prog->nlaunch; i++) {
         uint64_t s = opts->seed ^ (0xD1B54A32D192ED03ull * (uint64_t)(i + 1));
-        if (run_launch(&prog->launch[i], bufs, opts->schedule, splitmix64(&s))) return -1;
+        if (run_launch(&prog->launch[i], bufs, opts->schedule, random ? splitmix64(&s) : 0)) return -1;
     }
     return 0;
 }

@@ -30,7 +30,7 @@
 
 enum {
     TILE_BYTES = 64,          /* one cache line of each run of a tile */
-    MIN_BLOCK_BYTES = 16384,  /* smaller copies are cheaper walked plainly */
+    MIN_BLOCK_BYTES = SS_EMU_TILE_MIN_BYTES,  /* smaller copies are cheaper walked plainly */
     MIN_SIDE = 8,             /* nor is a block narrower than this worth tiling */
     STREAM_BYTES = 64 << 20   /* copies this large bypass the cache on store */
 };

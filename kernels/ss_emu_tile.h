@@ -12,4 +12,13 @@
  * 1: done; 0: not this shape. */
 int ss_emu_copy_transposed(const ss_klaunch *L, const uint8_t *src, uint8_t *dst);
 
+/* Below this many bytes a copy is walked plainly (tiles do not pay). */
+#define SS_EMU_TILE_MIN_BYTES 16384
+
+/* Whether ss_emu_copy_transposed could take L at all: the emulator asks this
+ * inline before the call, for the small launches that make most cases. */
+static inline int ss_emu_tile_worth(const ss_klaunch *L) {
+    return L->ndim >= 2 && L->n * L->elem >= SS_EMU_TILE_MIN_BYTES;
+}
+
 #endif

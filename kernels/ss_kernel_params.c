@@ -4,13 +4,25 @@
 #include <string.h>
 #include "ss_kernel_params.h"
 
-/* A view copied through the C library's memcpy: for a constant size in the
- * hundreds the compiler inlines `rep movsq`, whose start-up cost dominates a
- * copy this small (it runs for every case); hiding the size avoids it. */
-static void copy_view_bytes(ss_view *dst, const ss_view *src) {
-    size_t n = sizeof *dst;
-    __asm__("" : "+r"(n));
-    memcpy(dst, src, n);
+/* The first n entries of a dims array (every such array holds SS_MAX_NDIM).
+ * Up to 4 dims, the usual case, as one fixed 32-byte copy: a few vector moves
+ * instead of a library call per array, several per case. Entries past n are
+ * copied too and never read. */
+static inline void copy_dims(int64_t *to, const int64_t *from, int n) {
+#if SS_MAX_NDIM >= 4
+    if (n <= 4) { memcpy(to, from, 4 * sizeof *to); return; }
+#endif
+    memcpy(to, from, sizeof *to * (size_t)n);
+}
+
+/* A view's offset, rank and first ndim sizes and strides (the entries past
+ * ndim mean nothing; copying all 16 of each cost more than the case). */
+static void copy_view(ss_view *dst, const ss_view *src) {
+    const int n = src->ndim < 0 ? 0 : src->ndim > SS_MAX_NDIM ? SS_MAX_NDIM : src->ndim;
+    dst->offset = src->offset;
+    dst->ndim = src->ndim;
+    copy_dims(dst->sizes, src->sizes, n);
+    copy_dims(dst->strides, src->strides, n);
 }
 
 static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
@@ -38,8 +50,9 @@ int ss_kslice(const ss_view *base, const ss_op *op, ss_kernel_id k, ss_view *out
     s = clamp64(s, 0, size);
     e = k == SS_KERNEL_MUT_END_UNCLAMPED ? (e < 0 ? 0 : e) : clamp64(e, 0, size);
     if (e < s) e = s;
-    copy_view_bytes(out, base);
-    out->sizes[dim] = (e - s) / op->step + ((e - s) % op->step != 0);
+    copy_view(out, base);
+    /* ceil((e - s) / step); a step of 1 (most slices) without the division */
+    out->sizes[dim] = op->step == 1 ? e - s : (e - s) / op->step + ((e - s) % op->step != 0);
     if (k == SS_KERNEL_MUT_IGNORE_OFFSET) out->offset = 0;
     /* s <= size, and for a non-empty slice s * stride stays inside the
      * validated view. An empty view's other sizes, strides and offset may
@@ -128,24 +141,26 @@ static int overlaps_self(int ndim, const int64_t *sizes, const int64_t *strides)
      * negative sizes or strides) cannot be proven injective, so it counts as
      * overlapping rather than being walked. */
     if (ndim < 0 || ndim > SS_MAX_NDIM) return 1;
-    for (int d = 0; d < ndim; d++)
-        if (sizes[d] < 0 || strides[d] < 0) return 1;
-    for (int d = 0; d < ndim; d++)
-        if (sizes[d] == 0) return 0;
-    /* Innermost dim first: row-major strides arrive ascending, so the sort
-     * below usually swaps nothing (the answer does not depend on dim order). */
+    /* One pass: what decides at once (in this order: a negative size or
+     * stride, 1; else an empty dim, 0; else a stride of 0 under a dim of 2 or
+     * more, 1), and the dims of size > 1 inserted in stride order as they
+     * come (stable; innermost dim first: row-major strides arrive ascending
+     * and move nothing; the answer does not depend on dim order). */
+    int negative = 0, empty = 0, stride0 = 0;
     for (int d = ndim - 1; d >= 0; d--) {
-        if (sizes[d] == 1) continue;
-        if (strides[d] == 0) return 1;
-        sz[n] = sizes[d];
-        st[n] = strides[d];
-        n++;
+        const int64_t size = sizes[d], stride = strides[d];
+        negative |= size < 0 || stride < 0;
+        empty |= size == 0;
+        if (size <= 1) continue;
+        stride0 |= stride == 0;
+        int i = n++;
+        while (i > 0 && st[i - 1] > stride) { st[i] = st[i - 1]; sz[i] = sz[i - 1]; i--; }
+        st[i] = stride;
+        sz[i] = size;
     }
-    for (int i = 1; i < n; i++)           /* insertion sort by stride */
-        for (int j = i; j > 0 && st[j - 1] > st[j]; j--) {
-            int64_t t = st[j]; st[j] = st[j - 1]; st[j - 1] = t;
-            t = sz[j]; sz[j] = sz[j - 1]; sz[j - 1] = t;
-        }
+    if (negative) return 1;
+    if (empty) return 0;
+    if (stride0) return 1;
     int64_t reach = 0, numel = 1;
     int nested = 1;
     for (int i = 0; i < n; i++) {
@@ -222,12 +237,6 @@ typedef struct { int64_t lo, hi; } buf_room;
  * (ok == 0: the offsets overflow). */
 typedef struct { int ok; int64_t lo, hi; } span;
 
-static span span_of(int64_t off, int ndim, const int64_t *sizes, const int64_t *strides) {
-    span s = {1, 0, 0};
-    s.ok = view_span(off, ndim, sizes, strides, &s.lo, &s.hi) == 0;
-    return s;
-}
-
 /* n work items reaching elements s.lo..s.hi (via the view at `off`): inside room? */
 static int check_access(const char *what, int64_t off, int64_t n, span s, int elem, buf_room room,
                         char *why, size_t why_len) {
@@ -276,11 +285,12 @@ static void coalesce(ss_klaunch *L) {
 static void try_vectorize(ss_klaunch *L) {
     if (L->kind != SS_KL_COPY || L->elem >= 16 || L->n == 0) return;
     const int in = L->ndim - 1, f = 16 / L->elem;
-    if (L->src_strides[in] != 1 || L->dst_strides[in] != 1 || L->sizes[in] % f ||
-        L->src_off % f || L->dst_off % f)
+    const int64_t m = f - 1;   /* f is a power of two: x % f == 0 exactly when x & m == 0 */
+    if (L->src_strides[in] != 1 || L->dst_strides[in] != 1 || (L->sizes[in] & m) ||
+        (L->src_off & m) || (L->dst_off & m))
         return;
     for (int d = 0; d < in; d++)
-        if (L->src_strides[d] % f || L->dst_strides[d] % f) return;
+        if ((L->src_strides[d] & m) || (L->dst_strides[d] & m)) return;
     L->sizes[in] /= f;
     for (int d = 0; d < in; d++) { L->src_strides[d] /= f; L->dst_strides[d] /= f; }
     L->src_off /= f;
@@ -333,17 +343,34 @@ static int add_launch(builder *b, int kind, int ndim, const int64_t *sizes, int 
     L->ndim = ndim;
     L->src_off = soff;
     L->dst_off = kind == SS_KL_COPY ? doff : 0;
-    memcpy(L->sizes, sizes, sizeof(int64_t) * (size_t)ndim);
-    memcpy(L->src_strides, sstr, sizeof(int64_t) * (size_t)ndim);
-    if (kind == SS_KL_COPY) memcpy(L->dst_strides, dstr, sizeof(int64_t) * (size_t)ndim);
+    copy_dims(L->sizes, sizes, ndim);
+    copy_dims(L->src_strides, sstr, ndim);
+    if (kind == SS_KL_COPY) copy_dims(L->dst_strides, dstr, ndim);
     else contiguous_strides(ndim, sizes, L->dst_strides);
-    if (shape_numel(ndim, sizes, &L->n)) {
+    /* The item count and each view's reach (for the access checks and the
+     * order test) in one pass over the dims: shape_numel's and view_span's
+     * arithmetic, dim by dim in the same order, each stopping at its first
+     * overflow as they do. */
+    const int want_d = kind != SS_KL_INDEX_BUILD;
+    int64_t n = 1, t;
+    int n_ok = 1;
+    span s = {1, soff, soff}, d = {want_d, doff, doff};
+    for (int k = 0; k < ndim; k++) {
+        if (n_ok && __builtin_mul_overflow(n, sizes[k], &n)) n_ok = 0;
+        if (s.ok && (__builtin_mul_overflow(sizes[k] - 1, sstr[k], &t) ||
+                     (t < 0 ? __builtin_add_overflow(s.lo, t, &s.lo) : __builtin_add_overflow(s.hi, t, &s.hi))))
+            s.ok = 0;
+        if (d.ok && (__builtin_mul_overflow(sizes[k] - 1, dstr[k], &t) ||
+                     (t < 0 ? __builtin_add_overflow(d.lo, t, &d.lo) : __builtin_add_overflow(d.hi, t, &d.hi))))
+            d.ok = 0;
+    }
+    if (!s.ok) s.lo = s.hi = 0;
+    if (!d.ok) d.lo = d.hi = 0;
+    L->n = n;
+    if (!n_ok) {
         snprintf(b->why, b->why_len, "kernel: launch %d has too many work items", b->p->nlaunch);
         return -1;
     }
-    /* Each view's reach, computed once for the access checks and the order test. */
-    const span s = span_of(soff, ndim, sizes, sstr);
-    const span d = kind == SS_KL_INDEX_BUILD ? (span){0, 0, 0} : span_of(doff, ndim, sizes, dstr);
     /* INDEX_BUILD reads no memory, but its offsets are the later stores'. */
     const int read_buf = kind == SS_KL_INDEX_BUILD ? SS_KB_INPUT : src_buf;
     if (check_access("load", soff, L->n, s, b->elem, b->room[read_buf], b->why, b->why_len))
@@ -354,7 +381,8 @@ static int add_launch(builder *b, int kind, int ndim, const int64_t *sizes, int 
     /* A store pattern without repeats cannot have more items than the buffer
      * has elements; refusing more keeps a broken launch finite. */
     const buf_room w = b->room[kind == SS_KL_INDEX_BUILD ? read_buf : dst_buf];
-    if (L->n > (w.hi - w.lo) / b->elem) {
+    const int64_t room_bytes = w.hi - w.lo;   /* >= 0; elem a power of two: a shift, not a division */
+    if (L->n > (room_bytes >= 0 ? room_bytes >> __builtin_ctz((unsigned)b->elem) : room_bytes / b->elem)) {
         snprintf(b->why, b->why_len, "kernel: launch %d stores %lld items into a buffer of %lld",
                  b->p->nlaunch, (long long)L->n, (long long)((w.hi - w.lo) / b->elem));
         return -1;
@@ -421,7 +449,7 @@ ss_run_status ss_kprog_build(ss_kernel_id k, const ss_op *op, size_t guard_in, s
             }
     /* src is walked over the slice's shape (they agree unless a mutant broke the slice). */
     int64_t sstr[SS_MAX_NDIM], cstr[SS_MAX_NDIM], n;
-    memcpy(sstr, src->strides, sizeof sstr);
+    copy_dims(sstr, src->strides, src->ndim);
     if (k == SS_KERNEL_MUT_CONTIGUOUS_SRC) contiguous_strides(src->ndim, src->sizes, sstr);
 
     /* Every store goes to the input (injective: checked above), to a slice of

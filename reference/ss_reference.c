@@ -77,11 +77,68 @@ static void copy_tiled(uint8_t *d, int64_t d_row, int64_t d_col, const uint8_t *
         }
 }
 
+/* n bytes between disjoint ranges: up to 16 in two overlapping fixed-size
+ * moves (a fuzzing case's runs are mostly a few items, where a library call
+ * costs more than the copy), longer ones through memcpy. */
+static inline void copy_bytes(uint8_t *d, const uint8_t *s, size_t n) {
+    if (n > 16) { memcpy(d, s, n); return; }
+    if (n >= 8) {
+        uint64_t a, b;
+        memcpy(&a, s, 8); memcpy(&b, s + n - 8, 8);
+        memcpy(d, &a, 8); memcpy(d + n - 8, &b, 8);
+    } else if (n >= 4) {
+        uint32_t a, b;
+        memcpy(&a, s, 4); memcpy(&b, s + n - 4, 4);
+        memcpy(d, &a, 4); memcpy(d + n - 4, &b, 4);
+    } else {
+        for (size_t i = 0; i < n; i++) d[i] = s[i];
+    }
+}
+
+/* The runs of L (along its innermost dim) with an odometer over the others;
+ * es constant after inlining, so a strided run is a tight loop of single
+ * moves. */
+static inline __attribute__((always_inline)) void copy_runs(uint8_t *d, const uint8_t *s, const pair_layout *L,
+                                                            size_t es) {
+    const int inner = L->ndim - 1;
+    const int64_t n = L->sizes[inner], db = L->dst_st[inner] * (int64_t)es, sb = L->src_st[inner] * (int64_t)es;
+    const int contiguous = L->dst_st[inner] == 1 && L->src_st[inner] == 1;
+    int64_t idx[SS_MAX_NDIM];
+    for (int k = 0; k < inner; k++) idx[k] = 0;
+    for (;;) {
+        if (contiguous) {
+            copy_bytes(d, s, (size_t)n * es);
+        } else {   /* four at a time: the loop's own cost is most of a move */
+            int64_t i = 0;
+            for (; i + 4 <= n; i += 4) {
+                memcpy(d + i * db, s + i * sb, es);
+                memcpy(d + (i + 1) * db, s + (i + 1) * sb, es);
+                memcpy(d + (i + 2) * db, s + (i + 2) * sb, es);
+                memcpy(d + (i + 3) * db, s + (i + 3) * sb, es);
+            }
+            for (; i < n; i++) memcpy(d + i * db, s + i * sb, es);
+        }
+        int k = inner - 1;
+        for (; k >= 0; k--) {   /* odometer over the outer dims */
+            if (++idx[k] < L->sizes[k]) {
+                d += L->dst_st[k] * (int64_t)es;
+                s += L->src_st[k] * (int64_t)es;
+                break;
+            }
+            d -= (L->sizes[k] - 1) * L->dst_st[k] * (int64_t)es;
+            s -= (L->sizes[k] - 1) * L->src_st[k] * (int64_t)es;
+            idx[k] = 0;
+        }
+        if (k < 0) return;
+    }
+}
+
 /* dst[idx] = src[idx] for every logical index; dst and src must not share
- * elements (the caller snapshots when they could). */
+ * elements (the caller snapshots when they could). numel: dst's (the plan's
+ * slice_numel; the caller has it). */
 static void copy_view(uint8_t *dst_base, const ss_view *dst, const uint8_t *src_base,
-                      const ss_view *src, size_t es) {
-    if (ss_view_numel(dst) == 0) return;
+                      const ss_view *src, size_t es, int64_t numel) {
+    if (numel == 0) return;
     pair_layout L;
     coalesce(dst, src, &L);
     uint8_t *d = dst_base + dst->offset * (int64_t)es;
@@ -93,15 +150,21 @@ static void copy_view(uint8_t *dst_base, const ss_view *dst, const uint8_t *src_
     const int tiled = L.ndim >= 2 && L.sizes[inner] >= TILE && L.sizes[inner - 1] >= TILE &&
                       ((L.dst_st[inner] == 1 && L.src_st[inner - 1] == 1) ||
                        (L.src_st[inner] == 1 && L.dst_st[inner - 1] == 1));
-    const int outer = tiled ? inner - 1 : inner;   /* dims below `outer` run the odometer */
+    if (!tiled) {
+        switch (es) {   /* fixed sizes let the compiler emit single moves */
+        case 1: copy_runs(d, s, &L, 1); return;
+        case 2: copy_runs(d, s, &L, 2); return;
+        case 4: copy_runs(d, s, &L, 4); return;
+        case 8: copy_runs(d, s, &L, 8); return;
+        default: copy_runs(d, s, &L, 16); return;
+        }
+    }
+    const int outer = inner - 1;   /* dims below `outer` run the odometer */
     int64_t idx[SS_MAX_NDIM];
     for (int k = 0; k < outer; k++) idx[k] = 0;   /* only these (this runs per case) */
     for (;;) {
-        if (tiled)
-            copy_tiled(d, L.dst_st[inner - 1], L.dst_st[inner], s, L.src_st[inner - 1], L.src_st[inner],
-                       L.sizes[inner - 1], L.sizes[inner], es);
-        else
-            copy_elems(d, L.dst_st[inner], s, L.src_st[inner], L.sizes[inner], es);
+        copy_tiled(d, L.dst_st[inner - 1], L.dst_st[inner], s, L.src_st[inner - 1], L.src_st[inner],
+                   L.sizes[inner - 1], L.sizes[inner], es);
         int k = outer - 1;
         for (; k >= 0; k--) {   /* odometer over the outer dims */
             if (++idx[k] < L.sizes[k]) {
@@ -141,7 +204,7 @@ ss_run_status ss_ref_run(const ss_plan *plan, ss_storage *input, ss_storage *src
     const uint8_t *src_data = plan->op.src_aliased ? in_data : ss_storage_data(src);
     const int may_share = plan->overlap == SS_OVL_PARTIAL || plan->overlap == SS_OVL_SAME_VIEW;
     if (!may_share) {
-        copy_view(in_data, &plan->slice, src_data, &plan->op.src, es);
+        copy_view(in_data, &plan->slice, src_data, &plan->op.src, es, plan->slice_numel);
         return SS_RUN_OK;
     }
     if (plan->overlap == SS_OVL_SAME_VIEW) return SS_RUN_OK;   /* x[a:b] = x[a:b] */
@@ -165,8 +228,8 @@ ss_run_status ss_ref_run(const ss_plan *plan, ss_storage *input, ss_storage *src
                  (long long)plan->slice_numel);
         return SS_RUN_FAILED;
     }
-    copy_view(tmp, &snap, src_data, &plan->op.src, es);
-    copy_view(in_data, &plan->slice, tmp, &snap, es);
+    copy_view(tmp, &snap, src_data, &plan->op.src, es, plan->slice_numel);
+    copy_view(in_data, &plan->slice, tmp, &snap, es, plan->slice_numel);
     if (tmp != small) free(tmp);
     return SS_RUN_OK;
 }

@@ -105,8 +105,9 @@ int ss_normalize_slice(int64_t ndim, int64_t dim, int has_start, int64_t start,
     *dim_out = (int)dim;
     *start_out = s;
     *end_out = e;
-    /* (e - s) <= size <= 2^40, so the division cannot overflow. */
-    *len_out = (e - s + step - 1) / step;
+    /* (e - s) <= size <= 2^40, so the division cannot overflow; a step of 1
+     * (most slices) needs none. */
+    *len_out = step == 1 ? e - s : (e - s + step - 1) / step;
     return 0;
 }
 
@@ -392,6 +393,39 @@ static void copy_bytes(void *dst, const void *src, size_t n) {
     memcpy(dst, src, n);
 }
 
+/* A view's offset, rank and first ndim sizes and strides (up to rank 4, the
+ * first 4): this runs three times per case, and a whole view is 272 bytes of
+ * which a fuzzing case uses a few dozen (entries past ndim mean nothing to
+ * any reader). A rank outside [0, SS_MAX_NDIM] copies everything, for the
+ * error messages to come. */
+static void copy_view_used(ss_view *dst, const ss_view *src) {
+    if (src->ndim < 0 || src->ndim > SS_MAX_NDIM) { copy_bytes(dst, src, sizeof *dst); return; }
+    dst->offset = src->offset;
+    dst->ndim = src->ndim;
+#if SS_MAX_NDIM >= 4
+    if (src->ndim <= 4) {   /* the usual ranks: fixed 32-byte copies, a few vector moves, no call */
+        memcpy(dst->sizes, src->sizes, 4 * sizeof(int64_t));
+        memcpy(dst->strides, src->strides, 4 * sizeof(int64_t));
+        return;
+    }
+#endif
+    const size_t n = sizeof(int64_t) * (size_t)src->ndim;
+    copy_bytes(dst->sizes, src->sizes, n);
+    copy_bytes(dst->strides, src->strides, n);
+}
+
+/* op as three pieces: the fields before the views, the two views (their used
+ * dims), the fields after them. */
+static void copy_op(ss_op *dst, const ss_op *src) {
+    _Static_assert(offsetof(ss_op, src) == offsetof(ss_op, input) + sizeof(ss_view) &&
+                   offsetof(ss_op, dim) == offsetof(ss_op, src) + sizeof(ss_view),
+                   "ss_op: the two views sit together, between the storage fields and dim");
+    memcpy(dst, src, offsetof(ss_op, input));
+    copy_view_used(&dst->input, &src->input);
+    copy_view_used(&dst->src, &src->src);
+    memcpy(&dst->dim, &src->dim, sizeof *dst - offsetof(ss_op, dim));
+}
+
 /* The checks that come before the slice exists; fills the scalar fields they
  * produce. */
 static int check_op(const ss_op *op, size_t max_bytes, ss_plan *plan, ss_error *err) {
@@ -426,12 +460,13 @@ static int check_op(const ss_op *op, size_t max_bytes, ss_plan *plan, ss_error *
 
 int ss_plan_build_limited(const ss_op *op, size_t max_bytes, ss_plan *plan, ss_error *err) {
     if (max_bytes == 0) max_bytes = SS_DEFAULT_MAX_BYTES;
-    /* Every byte after op is zero until set (a failed build leaves zeros).
-     * This runs for every case, so no byte is written twice: the scalars
-     * around the slice are zeroed here, the slice only when no copy of the
-     * input view will overwrite it. */
+    /* Every byte after op is zero until set (a failed build leaves zeros),
+     * but for the dims of op's views and of the slice past their rank, which
+     * are not copied. This runs for every case, so no byte is written twice:
+     * the scalars around the slice are zeroed here, the slice only when no
+     * copy of the input view will overwrite it. */
     _Static_assert(offsetof(ss_plan, op) == 0, "ss_plan.op comes first");
-    copy_bytes(&plan->op, op, sizeof *op);
+    copy_op(&plan->op, op);
     memset((char *)plan + sizeof plan->op, 0, offsetof(ss_plan, slice) - sizeof plan->op);
     memset(&plan->input_numel, 0, sizeof *plan - offsetof(ss_plan, input_numel));
     if (check_op(op, max_bytes, plan, err) != 0) {
@@ -443,7 +478,7 @@ int ss_plan_build_limited(const ss_op *op, size_t max_bytes, ss_plan *plan, ss_e
     /* The slice as a view of input's storage. Offsets/strides of an empty or
      * single-element slice are irrelevant; keep them in range regardless. */
     ss_view *s = &plan->slice;
-    copy_bytes(s, &op->input, sizeof *s);
+    copy_view_used(s, &op->input);
     s->sizes[plan->dim] = plan->slice_len;
     int64_t shift, stride;
     if (plan->slice_len > 0 && mul_ok(plan->start, op->input.strides[plan->dim], &shift))

@@ -36,6 +36,16 @@ size_t ss_text_inert(const char *in, char *out, size_t n) {
     size_t o = 0;
     if (!n) return 0;
     while (*p) {
+        if (*p >= 0x20 && *p < 0x7F) {   /* a run of printable ASCII, each byte a unit of its own: in bulk */
+            size_t r = 1;
+            while (p[r] >= 0x20 && p[r] < 0x7F) r++;
+            if (r > n - 1 - o) r = n - 1 - o;   /* room for the terminator, as unit by unit */
+            if (!r) break;
+            memcpy(out + o, p, r);
+            o += r;
+            p += r;
+            continue;
+        }
         size_t k = ss_text_shown((const char *)p);
         char unit[16];
         size_t u = 0;
