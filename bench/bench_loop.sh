@@ -11,9 +11,11 @@ echo "$out"
 rate=$(echo "$out" | sed -n '1s/.* \([0-9]*\) cases\/s.*/\1/p')
 rate_nogen=$(echo "$out" | sed -n 's/^c loop without generation, [0-9]* cases generated in batches.* s, \([0-9]*\) cases\/s.*/\1/p')
 rate_held=$(echo "$out" | sed -n 's/^c loop without generation, the [0-9]* cases all held.* s, \([0-9]*\) cases\/s.*/\1/p')
+rate_cpu=$(echo "$out" | sed -n 's/^c loop without generation, batches of [0-9]*, CPU time.* s, \([0-9]*\) cases\/s.*/\1/p')
 "$dir/bench_loop" --cases 1 --seed 1 --export "$peer_cases" "$dir/cases.jsonl" || exit 1
 if ! "$py" -c 'import torch' 2>/dev/null; then
     echo "torch loop: skipped: $py cannot import torch (set TORCH_PYTHON)"
     exit 0
 fi
-"$py" bench/peer_torch.py "$dir/cases.jsonl" --c-rate "$rate" --c-rate-nogen "$rate_nogen" --c-rate-held "$rate_held"
+"$py" bench/peer_torch.py "$dir/cases.jsonl" --c-rate "$rate" --c-rate-nogen "$rate_nogen" --c-rate-held "$rate_held" \
+    --c-rate-cpu "$rate_cpu"
