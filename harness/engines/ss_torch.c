@@ -1,30 +1,15 @@
-/* ss_torch.c - the torch engine: its targets, and the Python worker it starts and talks to. */
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <poll.h>
-#include <signal.h>
+/* ss_torch.c - the torch engine: its targets, and what it asks of its Python worker (ss_pyworker.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 #include <cjson/cJSON.h>
 #include "ss_case.h"
-#include "ss_clock.h"
-#include "ss_files.h"
 #include "ss_program_py.h"
+#include "ss_pyworker.h"
 #include "ss_text.h"
 #include "ss_torch.h"
 #include "ss_torch_proto.h"
 #include "ss_vec.h"
-
-extern const char ss_torch_worker_py[];   /* harness/engines/ss_torch_worker.py, built in */
-extern const char ss_torch_program_py[];  /* harness/engines/ss_torch_program.py, its shared module */
 
 static const char *torch_unavailable(const ss_target *t);
 static ss_run_status torch_run(const ss_target *t, const ss_plan *plan, ss_storage *input,
@@ -95,167 +80,7 @@ _Static_assert(NTARGETS == NMODES * NSPELLINGS, "one target per mode and spellin
 size_t ss_torch_target_count(void) { return NLISTED_MODES * NSPELLINGS; }
 const ss_target *ss_torch_target_at(size_t i) { return i < NLISTED_MODES * NSPELLINGS ? &targets[i] : NULL; }
 
-/* ---- the worker process ------------------------------------------------ */
-
-typedef struct worker {
-    pid_t pid, owner;          /* owner: the process that started it */
-    int to_fd, from_fd;
-    int tried;                 /* 1: a start was attempted (ok or not) in this process */
-    char python[1024];
-    char error[512];           /* why no worker could start */
-    ss_tp_caps caps;
-} worker;
-
-static worker W;
-static char python_opt[1024];
-
-void ss_torch_set_python(const char *path) { snprintf(python_opt, sizeof python_opt, "%s", path); }
-
-static double env_seconds(const char *name, double dflt) {
-    const char *s = getenv(name);
-    char *end;
-    const double v = s ? strtod(s, &end) : 0;
-    return s && *s && !*end && v > 0 ? v : dflt;
-}
-
-static void stop_worker(void) {
-    if (W.pid > 0 && W.owner == getpid()) {
-        kill(W.pid, SIGKILL);
-        waitpid(W.pid, NULL, 0);
-    }
-    if (W.pid > 0) { close(W.to_fd); close(W.from_fd); }
-    W.pid = 0;
-}
-
-void ss_torch_shutdown(void) { stop_worker(); }
-
-/* Reads exactly n bytes before `deadline` (ss_now_s); 0, or -1 with why. */
-static int read_by(int fd, void *buf, size_t n, double deadline, char *why, size_t wn) {
-    uint8_t *p = buf;
-    while (n) {
-        const double left = deadline - ss_now_s();
-        if (left <= 0) { snprintf(why, wn, "timeout"); return -1; }
-        struct pollfd pf = {fd, POLLIN, 0};
-        const int r = poll(&pf, 1, left > 1e6 ? 1000000000 : (int)(left * 1000) + 1);
-        if (r < 0 && errno == EINTR) continue;
-        if (r == 0) continue;
-        const ssize_t k = read(fd, p, n > (1u << 30) ? (1u << 30) : n);
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) { snprintf(why, wn, "eof"); return -1; }
-        p += k;
-        n -= (size_t)k;
-    }
-    return 0;
-}
-
-/* Writes exactly n bytes before `deadline` on a non-blocking fd: a worker
- * that stops reading cannot hang the harness. 0, or -1 with why. */
-static int write_by(int fd, const void *buf, size_t n, double deadline, char *why, size_t wn) {
-    const uint8_t *p = buf;
-    while (n) {
-        const double left = deadline - ss_now_s();
-        if (left <= 0) { snprintf(why, wn, "timeout"); return -1; }
-        struct pollfd pf = {fd, POLLOUT, 0};
-        const int r = poll(&pf, 1, left > 1e6 ? 1000000000 : (int)(left * 1000) + 1);
-        if (r < 0 && errno != EINTR) { snprintf(why, wn, "eof"); return -1; }
-        if (r <= 0) continue;
-        const ssize_t k = write(fd, p, n > (1u << 30) ? (1u << 30) : n);
-        if (k < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-        if (k <= 0) { snprintf(why, wn, "eof"); return -1; }
-        p += k;
-        n -= (size_t)k;
-    }
-    return 0;
-}
-
-static int lost_by_timeout;   /* 1: the last loss described was the time limit, not a death */
-
-static int starting;   /* 1 during the handshake: losses are described as start-up failures */
-
-/* Waits up to `seconds` for pid to exit (a worker that closed its pipe is
- * normally exiting); 1 with its status, 0 when it is still running. */
-static int reap_within(pid_t pid, double seconds, int *status) {
-    const double until = ss_now_s() + seconds;
-    for (;;) {
-        const pid_t r = waitpid(pid, status, WNOHANG);
-        if (r == pid) return 1;
-        if (r < 0 || ss_now_s() > until) return 0;
-        usleep(10000);
-    }
-}
-
-/* What a worker that stopped answering most likely did, in words. */
-static void describe_loss(const char *io, double limit, char *why, size_t n) {
-    int st = 0;
-    const char *when = starting ? "at start-up" : "while running the case";
-    lost_by_timeout = !strcmp(io, "timeout");
-    if (lost_by_timeout) {
-        snprintf(why, n, "torch worker (%.300s) did not answer within %.0f s %s (%s); worker killed",
-                 W.python, limit, when, starting ? "importing torch?" : "a hung compile or kernel?");
-        return;
-    }
-    if (W.pid > 0 && W.owner == getpid() && reap_within(W.pid, 2.0, &st)) {
-        W.pid = -W.pid;   /* reaped */
-        if (WIFSIGNALED(st))
-            snprintf(why, n, "torch worker died from signal %d (%s) %s",
-                     WTERMSIG(st), strsignal(WTERMSIG(st)), when);
-        else
-            snprintf(why, n, "torch worker (%.300s) exited with status %d %s "
-                     "(SSFUZZ_TORCH_LOG=FILE keeps its stderr)", W.python, WEXITSTATUS(st), when);
-        return;
-    }
-    snprintf(why, n, "torch worker closed its pipe (%s)", io);
-}
-
-static void lose_worker(void) {
-    if (W.pid < 0) { close(W.to_fd); close(W.from_fd); W.pid = 0; return; }
-    stop_worker();
-}
-
-/* Reads one frame header; PROGRESS frames are consumed here (they move the
- * clock). Returns 0 with *h, or -1 with why. */
-static int read_header(ss_tp_header *h, double *deadline, double limit, char *why, size_t n) {
-    for (;;) {
-        uint8_t raw[SS_TP_HEADER_SIZE];
-        char io[16];
-        if (read_by(W.from_fd, raw, sizeof raw, *deadline, io, sizeof io)) {
-            describe_loss(io, limit, why, n);
-            return -1;
-        }
-        if (ss_tp_header_decode(raw, h, why, n)) return -1;
-        if (h->type != SS_TP_PROGRESS) return 0;
-        uint8_t phase[4];
-        if (h->length != 4 || read_by(W.from_fd, phase, 4, *deadline, io, sizeof io)) {
-            snprintf(why, n, "bad PROGRESS frame from the torch worker");
-            return -1;
-        }
-        /* A likely compile: not the case's time; its own, longer limit. */
-        const double compile_s = env_seconds("SSFUZZ_TORCH_COMPILE_TIMEOUT", 600);
-        ss_target_clock(phase[0] ? compile_s : 0);
-        *deadline = ss_now_s() + (phase[0] ? compile_s : limit);
-    }
-}
-
-/* Reads a text payload (ACK, ERROR) of at most cap - 1 bytes. */
-static int read_text(const ss_tp_header *h, char *buf, size_t cap, double deadline, char *why, size_t n) {
-    char io[16];
-    if (h->length >= cap) { snprintf(why, n, "worker sent a %llu-byte text frame", (unsigned long long)h->length); return -1; }
-    if (read_by(W.from_fd, buf, (size_t)h->length, deadline, io, sizeof io)) {
-        describe_loss(io, 0, why, n);
-        return -1;
-    }
-    buf[h->length] = 0;
-    return 0;
-}
-
-/* A built-in script as a file python can open (/proc/self/fd/N): `ps` then
- * shows a short command line, and tracebacks name a file. */
-static int staged(const char *name, const char *text, int *fd) {
-    if (*fd >= 0) return *fd;
-    const int f = memfd_create(name, 0);   /* inherited by the exec */
-    if (f < 0 || ss_write_full(f, text, strlen(text))) { if (f >= 0) close(f); return -1; }
-    return *fd = f;
-}
+/* ---- the worker process (ss_pyworker.c) ------------------------------ */
 
 /* Inductor's and Triton's on-disk caches (in the worker's environment): the
  * user's own TORCHINDUCTOR_CACHE_DIR / TRITON_CACHE_DIR win; else
@@ -274,134 +99,18 @@ static void compile_cache_env(void) {
     setenv("TRITON_CACHE_DIR", triton, 0);
 }
 
-/* Starts `python` with the built-in worker and shakes hands. 0, or -1 with why. */
-static int start_one(const char *python, char *why, size_t n) {
-    static int worker_fd = -1, shared_fd = -1;
-    const int sfd = staged("ss_torch_worker.py", ss_torch_worker_py, &worker_fd);
-    const int mfd = sfd < 0 ? -1 : staged("ss_torch_program.py", ss_torch_program_py, &shared_fd);
-    if (mfd < 0) { snprintf(why, n, "cannot stage the worker script: %s", strerror(errno)); return -1; }
-    char script[64], shared[64];
-    snprintf(script, sizeof script, "/proc/self/fd/%d", sfd);
-    snprintf(shared, sizeof shared, "/proc/self/fd/%d", mfd);
-    int to[2], from[2];
-    if (pipe2(to, O_CLOEXEC)) { snprintf(why, n, "pipe: %s", strerror(errno)); return -1; }
-    if (pipe2(from, O_CLOEXEC)) { close(to[0]); close(to[1]); snprintf(why, n, "pipe: %s", strerror(errno)); return -1; }
-    fflush(NULL);
-    const pid_t pid = fork();
-    if (pid < 0) {
-        snprintf(why, n, "fork: %s", strerror(errno));
-        close(to[0]); close(to[1]); close(from[0]); close(from[1]);
-        return -1;
-    }
-    if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);   /* survives exec: the worker dies with us */
-        dup2(to[0], 0);
-        dup2(from[1], 1);
-        signal(SIGPIPE, SIG_DFL);
-        signal(SIGINT, SIG_IGN);            /* Ctrl-C is the harness's to handle */
-        setenv("TORCHINDUCTOR_COMPILE_THREADS", "1", 0);   /* no compile pool to orphan */
-        setenv("PYTHONSAFEPATH", "1", 1);   /* no script or current directory on sys.path (>= 3.11) */
-        compile_cache_env();
-        execlp(python, python, script, shared, (char *)NULL);
-        _exit(127);
-    }
-    close(to[0]);
-    close(from[1]);
-    fcntl(to[1], F_SETFL, fcntl(to[1], F_GETFL) | O_NONBLOCK);   /* writes have a deadline: write_by */
-    W = (worker){.pid = pid, .owner = getpid(), .to_fd = to[1], .from_fd = from[0], .tried = 1};
-    snprintf(W.python, sizeof W.python, "%s", python);
-    const double limit = env_seconds("SSFUZZ_TORCH_START_TIMEOUT", 300);
-    ss_target_clock(limit);
-    starting = 1;
-    double deadline = ss_now_s() + limit;
-    uint8_t hello[SS_TP_HEADER_SIZE];
-    ss_tp_header_encode(hello, SS_TP_HELLO, 0);
-    ss_tp_header h;
-    char text[1024];
-    int rc = -1;
-    signal(SIGPIPE, SIG_IGN);
-    char io[16];
-    if (write_by(W.to_fd, hello, sizeof hello, deadline, io, sizeof io)) {
-        describe_loss(io, limit, why, n);   /* reaps it: an exec failure reads as status 127 */
-    } else if (read_header(&h, &deadline, limit, why, n) == 0) {
-        if ((h.type == SS_TP_ACK || h.type == SS_TP_ERROR) && read_text(&h, text, sizeof text, deadline, why, n) == 0) {
-            if (h.type == SS_TP_ERROR) snprintf(why, n, "%.200s: %.300s", python, text);
-            else rc = ss_tp_caps_parse(text, (size_t)h.length, &W.caps, why, n);
-        } else if (h.type != SS_TP_ACK && h.type != SS_TP_ERROR) {
-            snprintf(why, n, "%s: worker answered HELLO with frame type %u", python, h.type);
-        }
-    }
-    if (rc && strstr(why, "exited with status 127"))
-        snprintf(why, n, "cannot run %.300s (not found or not executable)", python);
-    ss_target_clock(0);
-    starting = 0;
-    if (rc) {
-        char keep[512];
-        snprintf(keep, sizeof keep, "%s", why);
-        lose_worker();
-        W.tried = 1;
-        snprintf(why, n, "%s", keep);
-    }
-    return rc;
+/* The torch worker's own environment (in its child, before exec); the
+ * Python-kernel engine's workers start from it too. */
+void ss_torch_child_env(void) {
+    setenv("TORCHINDUCTOR_COMPILE_THREADS", "1", 0);   /* no compile pool to orphan */
+    compile_cache_env();
 }
 
-/* --python, $SSFUZZ_PYTHON, else each python3 on PATH until one imports torch.
- * On PATH only absolute directories count: an empty or relative entry names
- * the current directory, and a python3 there (say, beside a downloaded
- * reproducer) must never become the worker. A bare --python name is looked
- * up here by the same rule (execlp would take the empty entries); a relative
- * path is the user's own choice. A worker's words are untrusted: W.error is
- * inert. */
-static int start_worker(void) {
-    if (W.pid > 0 && W.owner != getpid()) {   /* inherited across fork: not ours */
-        close(W.to_fd);
-        close(W.from_fd);
-        W.pid = 0;
-        W.tried = 0;
-    }
-    if (W.pid > 0) return 0;
-    if (W.tried && W.error[0]) return -1;
-    char why[512] = "";
-    const char *chosen = python_opt[0] ? python_opt : getenv("SSFUZZ_PYTHON");
-    const int named = chosen && *chosen;
-    if (named && strchr(chosen, '/')) {
-        if (start_one(chosen, why, sizeof why) == 0) return 0;
-        ss_text_inert(why, W.error, sizeof W.error);
-        return -1;
-    }
-    const char *name = named ? chosen : "python3", *path = getenv("PATH");
-    char dirs[4096], tried[8][1024], first_why[512] = "";
-    int ntried = 0;
-    const int cut = snprintf(dirs, sizeof dirs, "%s", path && *path ? path : "/usr/local/bin:/usr/bin:/bin") >=
-                    (int)sizeof dirs;
-    for (char *d = dirs, *next; d; d = next) {
-        char cand[1024], real[PATH_MAX];
-        if ((next = strchr(d, ':'))) *next++ = '\0';
-        else if (cut) break;   /* the last entry of a PATH longer than dirs: cut, another directory */
-        const int len = d[0] == '/' ? snprintf(cand, sizeof cand, "%s/%s", d, name) : -1;
-        if (len < 0 || (size_t)len >= sizeof cand) continue;   /* relative, or a cut path: another file */
-        if (access(cand, X_OK) || !realpath(cand, real)) continue;
-        int dup = 0;
-        for (int i = 0; i < ntried; i++) dup |= !strcmp(tried[i], real);
-        if (dup || ntried == 8) continue;
-        snprintf(tried[ntried++], sizeof tried[0], "%.1000s", real);
-        if (start_one(cand, why, sizeof why) == 0) return 0;
-        if (named) {   /* the one the user named: its own failure is the answer */
-            ss_text_inert(why, W.error, sizeof W.error);
-            return -1;
-        }
-        if (!first_why[0]) snprintf(first_why, sizeof first_why, "%s", why);
-    }
-    char shown[256];
-    ss_text_inert(name, shown, sizeof shown);
-    if (named)
-        snprintf(W.error, sizeof W.error, "cannot run %s (not found in PATH's absolute directories)", shown);
-    else
-        snprintf(W.error, sizeof W.error, "%s", ntried ? "no python3 on PATH imports torch (set --python or "
-                 "SSFUZZ_PYTHON; make torch-env builds one)" : "no python3 on PATH");
-    W.tried = 1;
-    return -1;
-}
+static ss_pyworker W = SS_PYWORKER_INIT("torch worker", ss_torch_child_env);
+
+void ss_torch_set_python(const char *path) { ss_pyworker_set_python(path); }
+void ss_torch_shutdown(void) { ss_pyworker_stop(&W); }
+static int start_worker(void) { return ss_pyworker_start(&W); }
 
 const char *ss_torch_version(const char **why) {
     if (start_worker()) { if (why) *why = W.error; return NULL; }
@@ -460,7 +169,13 @@ static int torch_stages(const ss_target *t, const ss_target **siblings, const ch
     return n;
 }
 
-static int torch_large(const ss_target *t) { return compiled(t) ? 250 : -1; }
+/* A compiled program is a new compile per case whatever its size, and a large
+ * one adds seconds of data movement: few large program cases (measured: 250
+ * per mille made a 15-minute compile-cpu:program campaign 103 cases, a quarter
+ * of them above 1 Mi elements). */
+static int torch_large(const ss_target *t) {
+    return !compiled(t) ? -1 : torch_runs_programs(t) ? 30 : 250;
+}
 
 /* meta.torch of a finding: what a maintainer asks first. */
 static int torch_meta_write(cJSON *meta, const ss_target *t, const char *schedule) {
@@ -503,28 +218,10 @@ static const char *compile_probe(int cuda, int backend) {
     }
     char *why = probes.why[cuda][backend];
     if (probes.asked[cuda][backend]) return why;
-    char device[32];
+    char device[32], lost[400] = "";
     snprintf(device, sizeof device, "%s:%s", cuda ? "cuda" : "cpu", backend_names[backend]);
-    const double limit = env_seconds("SSFUZZ_TORCH_TIMEOUT", 300);
-    double deadline = ss_now_s() + limit;
-    uint8_t hdr[SS_TP_HEADER_SIZE];
-    ss_tp_header_encode(hdr, SS_TP_PROBE, strlen(device));
-    char io[16], text[400], lost[400] = "";
-    ss_tp_header h;
-    if (write_by(W.to_fd, hdr, sizeof hdr, deadline, io, sizeof io) ||
-        write_by(W.to_fd, device, strlen(device), deadline, io, sizeof io)) {
-        describe_loss(io, limit, lost, sizeof lost);
-    } else if (read_header(&h, &deadline, limit, lost, sizeof lost) == 0) {
-        if (h.type != SS_TP_ACK) snprintf(lost, sizeof lost, "torch worker answered PROBE with frame type %u", h.type);
-        else if (read_text(&h, text, sizeof text, deadline, lost, sizeof lost) == 0) {
-            snprintf(why, sizeof probes.why[0][0], "%s", text);
-            probes.asked[cuda][backend] = 1;
-            return why;
-        }
-    }
-    ss_target_clock(0);
-    lose_worker();
-    snprintf(why, sizeof probes.why[0][0], "the torch.compile probe failed: %.360s", lost);
+    if (ss_pyworker_ask(&W, device, strlen(device), why, sizeof probes.why[0][0], lost, sizeof lost))
+        snprintf(why, sizeof probes.why[0][0], "the torch.compile probe failed: %.360s", lost);
     probes.asked[cuda][backend] = 1;
     return why;
 }
@@ -550,111 +247,18 @@ typedef struct prog_io {
     ss_prog_actual *act;
 } prog_io;
 
-/* The returned values' bytes of the last program result (act points into it). */
-static uint8_t *returns_buf;
-static size_t returns_cap;
+/* The program part of a RUN, grown to the largest program sent. */
 static uint8_t *prog_part;
 static size_t prog_part_cap;
 
-/* Reads an OK program result's returned values (returns_len bytes) and checks
- * them; 0, or -1 with why (a lost stream). */
-static int read_returns(uint64_t returns_len, double deadline, ss_prog_actual *act, double limit, char *why,
-                        size_t why_len) {
-    char io[16];
-    if (SS_GROW(returns_buf, returns_cap, (size_t)returns_len)) {
-        snprintf(why, why_len, "out of memory for %llu bytes of returned values", (unsigned long long)returns_len);
-        return -1;
-    }
-    if (read_by(W.from_fd, returns_buf, (size_t)returns_len, deadline, io, sizeof io)) {
-        describe_loss(io, limit, why, why_len);
-        return -1;
-    }
-    char bad[200];
-    if (ss_tp_returns_decode(returns_buf, returns_len, act, bad, sizeof bad)) {
-        snprintf(why, why_len, "torch worker's RESULT: %s", bad);
-        return -1;
-    }
-    return 0;
-}
-
-/* One RUN/RESULT exchange. *lost: 0, or 1 when the worker was lost (died,
- * broke the protocol, or timed out: *timed_out) and is gone now. */
-static ss_run_status run_once(const ss_target *t, const ss_plan *plan, ss_storage *input, ss_storage *src,
-                              int form, ss_dtype dt, const prog_io *prog, int *lost, int *timed_out, char *why,
-                              size_t why_len) {
-    const ss_op *op = &plan->op;
-    const size_t head_len = ss_tp_run_head_size(op);
-    const size_t prog_len = prog ? ss_tp_run_program_size(prog->source_len) : 0;
-    const uint64_t in_bytes = input->bytes, src_bytes = op->src_aliased ? 0 : src->bytes;
-    uint8_t hdr[SS_TP_HEADER_SIZE], head[SS_TP_RUN_HEAD_MAX];
-    const int nf = t->scheduled;
-    const char *const *fs = t->schedules;
-    *lost = *timed_out = 0;
-    ss_tp_run_head_encode(head, modes[mode_of(t)], spelling_of(t), form >= 0 && form < nf ? fs[form] : "",
-                          ss_dtype_name(dt), op);
-    if (prog) ss_tp_run_program_encode(head, prog_part, prog->source, prog->source_len, prog->nret);
-    ss_tp_header_encode(hdr, SS_TP_RUN, head_len + prog_len + in_bytes + src_bytes);
-    const double limit = env_seconds("SSFUZZ_TORCH_TIMEOUT", 300);
-    double deadline = ss_now_s() + limit;
-    ss_tp_header h;
-    uint8_t res_head[8];
-    ss_tp_result res;
-    char io[16];
-    lost_by_timeout = 0;
-    if (write_by(W.to_fd, hdr, sizeof hdr, deadline, io, sizeof io) ||
-        write_by(W.to_fd, head, head_len, deadline, io, sizeof io) ||
-        write_by(W.to_fd, prog_part, prog_len, deadline, io, sizeof io) ||
-        write_by(W.to_fd, ss_storage_data(input), in_bytes, deadline, io, sizeof io) ||
-        write_by(W.to_fd, ss_storage_data(src), src_bytes, deadline, io, sizeof io)) {
-        describe_loss(io, limit, why, why_len);
-    } else if (read_header(&h, &deadline, limit, why, why_len) == 0) {
-        if (h.type != SS_TP_RESULT) {
-            snprintf(why, why_len, "torch worker answered RUN with frame type %u", h.type);
-        } else if (read_by(W.from_fd, res_head, 8, deadline, io, sizeof io)) {
-            describe_loss(io, limit, why, why_len);
-        } else if ((prog ? ss_tp_result_decode_program : ss_tp_result_decode)(res_head, h.length, in_bytes + src_bytes,
-                                                                              &res, why, why_len) == 0) {
-            char msg[SS_TP_MAX_MESSAGE + 1];
-            if (read_by(W.from_fd, msg, res.message_len, deadline, io, sizeof io) ||
-                (res.status == SS_TP_OK &&
-                 (read_by(W.from_fd, ss_storage_data(input), in_bytes, deadline, io, sizeof io) ||
-                  read_by(W.from_fd, ss_storage_data(src), src_bytes, deadline, io, sizeof io)))) {
-                describe_loss(io, limit, why, why_len);
-            } else if (res.status != SS_TP_OK || !prog ||
-                       read_returns(res.returns_len, deadline, prog->act, limit, why, why_len) == 0) {
-                msg[res.message_len] = 0;
-                snprintf(why, why_len, "%s", msg);
-                if (res.replace) lose_worker();   /* it ends itself: a CUDA error may be sticky */
-                switch (res.status) {
-                case SS_TP_OK: return SS_RUN_OK;
-                case SS_TP_REFUSED: return SS_RUN_REFUSED;
-                case SS_TP_RAISED: return SS_RUN_RAISED;
-                case SS_TP_UNSUPPORTED: return SS_RUN_UNAVAILABLE;
-                default: return SS_RUN_ERROR;   /* PyTorch's or the worker's own error */
-                }
-            }
-        }
-    }
-    *lost = 1;
-    *timed_out = lost_by_timeout;
-    ss_target_clock(0);
-    lose_worker();   /* the stream is out of step or the worker is gone: start afresh */
-    return lost_by_timeout ? SS_RUN_TIMEOUT : SS_RUN_FAILED;
-}
-
-/* The case's initial bytes, kept for a rerun in a fresh worker. */
-static uint8_t *kept;
-static size_t kept_cap;
-
-/* Runs the case (a program case when prog) in the worker; a lost worker's
- * case is rerun once in a fresh one. */
+/* Runs the case (a program case when prog) in the worker (ss_pyworker_run:
+ * a lost worker's case is rerun once in a fresh one). */
 static ss_run_status run_case(const ss_target *t, const ss_plan *plan, ss_storage *input, ss_storage *src,
                               const ss_run_opts *opts, const prog_io *prog, char *why, size_t why_len) {
     const char *r = torch_unavailable(t);
     if (r) { snprintf(why, why_len, "%s", r); return SS_RUN_UNAVAILABLE; }
     const ss_op *op = &plan->op;
     const int form = t->scheduled && opts ? opts->schedule : 0;
-    const size_t in_bytes = input->bytes, src_bytes = op->src_aliased ? 0 : src->bytes;
     const ss_dtype dt = opts ? (ss_dtype)opts->dtype : SS_UINT8;
     if (ss_tp_run_head_size(op) > SS_TP_RUN_HEAD_MAX) {   /* a validated plan never has more than SS_MAX_NDIM dims */
         snprintf(why, why_len, "view rank beyond %d", SS_MAX_NDIM);
@@ -664,33 +268,16 @@ static ss_run_status run_case(const ss_target *t, const ss_plan *plan, ss_storag
         snprintf(why, why_len, "dtype %s does not match the element size %zu", ss_dtype_name(dt), op->elem_size);
         return SS_RUN_FAILED;
     }
-    if (in_bytes + src_bytes < in_bytes || SS_GROW(kept, kept_cap, in_bytes + src_bytes)) {
-        snprintf(why, why_len, "out of memory keeping the case's %zu bytes", in_bytes + src_bytes);
-        return SS_RUN_FAILED;
-    }
-    memcpy(kept, ss_storage_data(input), in_bytes);
-    if (src_bytes) memcpy(kept + in_bytes, ss_storage_data(src), src_bytes);
-    int lost, timed_out;
-    const ss_run_status st = run_once(t, plan, input, src, form, dt, prog, &lost, &timed_out, why, why_len);
-    if (!lost || timed_out) return st;   /* a hang costs its whole limit: not rerun */
-    /* The worker died or broke the protocol: rerun the case once in a fresh
-     * worker before blaming it; a crash that does not recur is flaky. */
-    char first[400];
-    snprintf(first, sizeof first, "%s", why);
-    memcpy(ss_storage_data(input), kept, in_bytes);
-    if (src_bytes) memcpy(ss_storage_data(src), kept + in_bytes, src_bytes);
-    if (start_worker()) {
-        snprintf(why, why_len, "%.300s; no fresh worker to rerun it: %.300s", first, W.error);
-        return SS_RUN_FAILED;
-    }
-    char again[400];
-    const ss_run_status st2 = run_once(t, plan, input, src, form, dt, prog, &lost, &timed_out, again, sizeof again);
-    if (lost) {
-        snprintf(why, why_len, "%.300s; again in a fresh worker: %.300s", first, again);
-        return st2;
-    }
-    snprintf(why, why_len, "flaky: %.300s; a fresh worker ran it%s%.300s", first, again[0] ? ": " : "", again);
-    return st2 == SS_RUN_OK ? SS_RUN_FLAKY : st2;
+    uint8_t head[SS_TP_RUN_HEAD_MAX];
+    ss_tp_run_head_encode(head, modes[mode_of(t)], spelling_of(t), form >= 0 && form < t->scheduled ?
+                          t->schedules[form] : "", ss_dtype_name(dt), op);
+    if (prog) ss_tp_run_program_encode(head, prog_part, prog->source, prog->source_len, prog->nret);
+    const ss_pyw_run run = {
+        head, prog_part, ss_tp_run_head_size(op), prog ? ss_tp_run_program_size(prog->source_len) : 0,
+        {ss_storage_data(input), op->src_aliased ? NULL : ss_storage_data(src)},
+        {input->bytes, op->src_aliased ? 0 : src->bytes}, prog ? prog->act : NULL,
+    };
+    return ss_pyworker_run(&W, &run, why, why_len);
 }
 
 static ss_run_status torch_run(const ss_target *t, const ss_plan *plan, ss_storage *input,
