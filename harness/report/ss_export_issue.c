@@ -53,7 +53,7 @@ static void arange_at(ss_dtype t, int64_t v, uint8_t *out) {
 }
 
 /* The input storage as 0 .. n-1 and a separate src storage as n .. n+m-1. */
-static int arange_bytes(const ss_case *c, uint8_t **in, uint8_t **src) {
+int ss_issue_arange_bytes(const ss_case *c, uint8_t **in, uint8_t **src) {
     const int64_t n = c->op.input_storage_numel, m = c->op.src_aliased ? 0 : c->op.src_storage_numel;
     const size_t es = c->op.elem_size;
     *in = *src = NULL;
@@ -67,8 +67,8 @@ static int arange_bytes(const ss_case *c, uint8_t **in, uint8_t **src) {
 }
 
 /* One script run under one python: its JSON (--actual-out), expectation and output. */
-static int run_script(const char *python, const char *script, const char *dir, const char *tag, int stage,
-                      double timeout, ss_issue_run *out) {
+int ss_issue_run_script(const char *python, const char *script, const char *dir, const char *tag, int stage,
+                        double timeout, ss_issue_run *out) {
     char actual[1200], expect[1200];
     snprintf(actual, sizeof actual, "%s/%s.actual.json", dir, tag);
     snprintf(expect, sizeof expect, "%s/%s.expected.json", dir, tag);
@@ -106,7 +106,7 @@ static int run_script(const char *python, const char *script, const char *dir, c
     return 0;
 }
 
-static void free_run(ss_issue_run *r) {
+void ss_issue_free_run(ss_issue_run *r) {
     cJSON_Delete(r->actual);
     cJSON_Delete(r->expected);
     r->actual = r->expected = NULL;
@@ -127,7 +127,7 @@ static void forms_with_user(const char *forms, char *out, size_t n) {
     else snprintf(out, n, "%s,user", forms);
 }
 
-static int default_python(const char **python, ss_error *err) {
+int ss_issue_default_python(const char **python, ss_error *err) {
     const char *why = NULL;
     if (!ss_torch_version(&why) || !(*python = ss_torch_known_python()))
         return ss_fail(err, "--python", "no python with torch to run the script: %s", why ? why : "none found");
@@ -137,7 +137,15 @@ static int default_python(const char **python, ss_error *err) {
 int ss_export_issue(const char *case_path, const char *out_path, const ss_issue_opts *o, ss_error *err) {
     ss_case c;
     ss_case_init(&c);
-    SS_TRY(ss_case_load(case_path, &c, err));
+    if (ss_case_load(case_path, &c, err)) {
+        ss_case_free(&c);
+        return -1;
+    }
+    if (c.program) {   /* a program case: its own script, repro and report */
+        const int prc = ss_export_issue_program(&c, case_path, out_path, o, err);
+        ss_case_free(&c);
+        return prc;
+    }
     ss_issue iss;
     memset(&iss, 0, sizeof iss);
     iss.c = &c;
@@ -153,7 +161,7 @@ int ss_export_issue(const char *case_path, const char *out_path, const ss_issue_
                               &iss.plan, err) ||
         ss_pyexpr_derive(&c, &iss.expr) != 0)
         goto done;
-    if (!np && default_python(&pythons[np++], err)) goto done;
+    if (!np && ss_issue_default_python(&pythons[np++], err)) goto done;
     const char *tmp = getenv("TMPDIR");
     snprintf(dir, sizeof dir, "%s/ssfuzz-issue-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(dir)) { ss_fail(err, "--issue", "cannot make a temporary directory: %s", strerror(errno)); dir[0] = 0; goto done; }
@@ -164,22 +172,22 @@ int ss_export_issue(const char *case_path, const char *out_path, const ss_issue_
     /* every release: the case's own values, as found and as user code, with the stage */
     for (size_t i = 0; i < np; i++) {
         if (!o->quiet) fprintf(stderr, "export: running the script under %s ...\n", pythons[i]);
-        if (run_script(pythons[i], s1, dir, "as-found", 1, o->timeout_s, &iss.runs[iss.n_runs]) &&
+        if (ss_issue_run_script(pythons[i], s1, dir, "as-found", 1, o->timeout_s, &iss.runs[iss.n_runs]) &&
             !iss.runs[iss.n_runs].failure[0])
             snprintf(iss.runs[iss.n_runs].failure, sizeof iss.runs[0].failure, "could not run");
         iss.n_runs++;
     }
     /* the repro's values: 0, 1, 2, ... when the user form is wrong with them too */
-    if (arange_bytes(&c, &ain, &asrc) == 0 &&
+    if (ss_issue_arange_bytes(&c, &ain, &asrc) == 0 &&
         export_script(s2, &c, o->export_opts, "user", ain, asrc, err) == 0) {
         if (!o->quiet) fprintf(stderr, "export: the repro's values (0, 1, 2, ...) under %s ...\n", pythons[0]);
-        run_script(pythons[0], s2, dir, "arange", 0, o->timeout_s, &iss.arange);
+        ss_issue_run_script(pythons[0], s2, dir, "arange", 0, o->timeout_s, &iss.arange);
         iss.has_arange = 1;
     }
     rc = ss_issue_write(out_path, &iss, err);
 done:
-    for (size_t i = 0; i < iss.n_runs; i++) free_run(&iss.runs[i]);
-    free_run(&iss.arange);
+    for (size_t i = 0; i < iss.n_runs; i++) ss_issue_free_run(&iss.runs[i]);
+    ss_issue_free_run(&iss.arange);
     free(ain);
     free(asrc);
     if (dir[0]) {

@@ -4,6 +4,8 @@
 #define SS_EXPORT_ISSUE_H
 
 #include "ss_export.h"
+#include <stdint.h>
+#include <stdio.h>
 #include "ss_plan.h"
 
 struct cJSON;
@@ -30,5 +32,30 @@ typedef struct ss_issue {
 
 /* The report, written atomically (ss_write_atomic_with). 0, or -1 with err. */
 int ss_issue_write(const char *path, const ss_issue *iss, ss_error *err);
+
+/* ---- shared by the single-write and the program report ---------------------- */
+
+/* One script run under python with --actual-out/--expected-out (and --stage) into
+ * dir/TAG.*.json: out's documents, or its failure. 0 when it ran, -1 when it could not start. */
+int ss_issue_run_script(const char *python, const char *script, const char *dir, const char *tag, int stage,
+                        double timeout, ss_issue_run *out);
+void ss_issue_free_run(ss_issue_run *r);
+/* The python the torch engine uses; -1 with err when there is none. */
+int ss_issue_default_python(const char **python, ss_error *err);
+/* The case's storages as 0, 1, 2, ... (src after input) in its dtype (malloc'ed; free both);
+ * -1 when the dtype cannot hold them exactly (bool, complex, too many elements). */
+int ss_issue_arange_bytes(const ss_case *c, uint8_t **in, uint8_t **src);
+/* Markdown pieces: a Python list of the values; a table cell (inert, pipes escaped); the
+ * releases table (how: the runs in words); the stage in words (NULL: unknown); the environment section. */
+void ss_issue_values_list(FILE *f, ss_dtype t, const uint8_t *b, long nbytes);
+void ss_issue_cell(FILE *f, const char *s);
+void ss_issue_releases(FILE *f, const ss_issue *iss, const char *how);
+const char *ss_issue_stage_words(const char *stage);
+void ss_issue_environment(FILE *f, const ss_issue *iss);
+
+/* A program case's report (ss_export_issue_prog.c): its script run under each python,
+ * a repro of the program under @torch.compile in at most ten lines, the first wrong step. */
+int ss_export_issue_program(const ss_case *c, const char *case_path, const char *out_path, const ss_issue_opts *o,
+                            ss_error *err);
 
 #endif

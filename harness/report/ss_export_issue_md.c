@@ -72,16 +72,19 @@ static void pick(const ss_issue *iss, issue_pick *p) {
     }
 }
 
-/* The storage's values as one Python list, or NULL when too long (then only differences). */
-static void values_list(FILE *f, const ss_case *c, const uint8_t *b, long nbytes) {
-    const size_t es = c->op.elem_size;
+void ss_issue_values_list(FILE *f, ss_dtype t, const uint8_t *b, long nbytes) {
+    const size_t es = ss_dtype_size(t);
     fputc('[', f);
     for (long i = 0; i < nbytes / (long)es; i++) {
         char v[64];
-        ss_value_number(c->dtype, b + i * es, v, sizeof v);
+        ss_value_number(t, b + i * es, v, sizeof v);
         fprintf(f, "%s%s", i ? ", " : "", v);
     }
     fputc(']', f);
+}
+
+static void values_list(FILE *f, const ss_case *c, const uint8_t *b, long nbytes) {
+    ss_issue_values_list(f, c->dtype, b, nbytes);
 }
 
 /* 1 when a tensor must be built on `device` (the script's device name), not on the cpu. */
@@ -216,7 +219,7 @@ static int repro(FILE *f, const ss_issue *iss, const issue_pick *p, const uint8_
     return lines + 3;
 }
 
-static const char *stage_words(const char *stage) {
+const char *ss_issue_stage_words(const char *stage) {
     if (!stage) return NULL;
     if (!strcmp(stage, "inductor"))
         return "**inductor**: the program agrees under `backend=\"eager\"` (dynamo's graph alone) and under "
@@ -239,7 +242,7 @@ static long count_diff(const uint8_t *a, const uint8_t *b, long nbytes, size_t e
 }
 
 /* A Markdown table cell: inert, pipes escaped. */
-static void cell(FILE *f, const char *s) {
+void ss_issue_cell(FILE *f, const char *s) {
     char safe[1200];
     ss_text_inert(s ? s : "", safe, sizeof safe);
     for (const char *p = safe; *p; p++) {
@@ -248,32 +251,49 @@ static void cell(FILE *f, const char *s) {
     }
 }
 
-static void releases(FILE *f, const ss_issue *iss) {
-    fputs("## Releases tried\n\nThe exported script (`ssfuzz export --torch`), run in a fresh interpreter of each "
-          "release, in the mode and form the finding was made in and as user code:\n\n"
-          "| torch | python | exit | verdicts |\n|---|---|---|---|\n", f);
+void ss_issue_releases(FILE *f, const ss_issue *iss, const char *how) {
+    fprintf(f, "## Releases tried\n\nThe exported script (`ssfuzz export --torch`), run in a fresh interpreter of each "
+            "release, %s:\n\n| torch | python | exit | verdicts |\n|---|---|---|---|\n", how);
     for (size_t i = 0; i < iss->n_runs; i++) {
         const ss_issue_run *r = &iss->runs[i];
         fputs("| ", f);
-        cell(f, str(r->actual, "torch") ? str(r->actual, "torch") : "?");
+        ss_issue_cell(f, str(r->actual, "torch") ? str(r->actual, "torch") : "?");
         fputs(" | `", f);
-        cell(f, r->python);
+        ss_issue_cell(f, r->python);
         fputs("` | ", f);
-        if (r->failure[0]) { fprintf(f, "%d | ", r->exit_code); cell(f, r->failure); fputs(" |\n", f); continue; }
+        if (r->failure[0]) { fprintf(f, "%d | ", r->exit_code); ss_issue_cell(f, r->failure); fputs(" |\n", f); continue; }
         fprintf(f, "%d | ", r->exit_code);
         const cJSON *e;
         int k = 0;
         cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(r->actual, "notes"))
-            if (cJSON_IsString(e)) { fputs(k++ ? "; " : "", f); cell(f, e->valuestring); }
+            if (cJSON_IsString(e)) { fputs(k++ ? "; " : "", f); ss_issue_cell(f, e->valuestring); }
         cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(r->actual, "runs")) {
             char one[600];
             snprintf(one, sizeof one, "%s%s: %s%s%s", k++ ? "; " : "", str(e, "mode") ? str(e, "mode") : "?",
                      str(e, "verdict") ? str(e, "verdict") : "?", str(e, "stage") ? ", stage " : "",
                      str(e, "stage") ? str(e, "stage") : "");
-            cell(f, one);
+            ss_issue_cell(f, one);
         }
         fputs(" |\n", f);
     }
+}
+
+void ss_issue_environment(FILE *f, const ss_issue *iss) {
+    const ss_case *c = iss->c;
+    fputs("\n## Environment\n\n", f);
+    const ss_issue_run *r0 = iss->n_runs ? &iss->runs[0] : &iss->arange;
+    fprintf(f, "- torch %s, python %s, %s\n", str(r0->actual, "torch") ? str(r0->actual, "torch") : "?",
+            str(r0->actual, "python") ? str(r0->actual, "python") : "?",
+            str(r0->actual, "platform") ? str(r0->actual, "platform") : "?");
+    const char *found_by = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c->meta, "found_by"));
+    char safe[600], quoted[700];
+    ss_text_inert(found_by ? found_by : "", safe, sizeof safe);
+    fprintf(f, "- %s ssfuzz %s%s%s%s: mode %s, form `%s`, spelling `%s`\n", found_by ? "found by" : "a hand-written case, reported by",
+            SS_VERSION, found_by ? " (`" : "", safe, found_by ? "`)" : "", iss->how.mode, iss->how.form, iss->how.spelling);
+    if (ss_shell_quote(iss->case_path, quoted, sizeof quoted) < 0) snprintf(quoted, sizeof quoted, "CASE");
+    ss_text_inert(quoted, safe, sizeof safe);
+    fprintf(f, "- the case exactly as found: `ssfuzz export --torch %s > repro.py && python repro.py` (exit 1: the "
+            "wrong result reproduced; `--stage` names the first wrong stage)\n", safe);
 }
 
 static int emit(FILE *f, const void *user) {
@@ -369,31 +389,18 @@ static int emit(FILE *f, const void *user) {
     } else {
         const char *why = str(p.run, "error");
         fputs("The compiled run raised: `", f);
-        cell(f, why ? why : "(no message)");
+        ss_issue_cell(f, why ? why : "(no message)");
         fputs("`\n", f);
     }
     fputc('\n', f);
-    releases(f, iss);
+    ss_issue_releases(f, iss, "in the mode and form the finding was made in and as user code");
     fputs("\n## Compile stage\n\n", f);
     const cJSON *st = p.found && str(p.found, "stage") ? p.found : p.run;
-    const char *words = stage_words(str(st, "stage"));
+    const char *words = ss_issue_stage_words(str(st, "stage"));
     if (words) fprintf(f, "Rerun under each backend (`torch.compile(backend=...)`, same mode and form): first wrong stage %s.\n", words);
     else if (!strcmp(kind, "eager")) fputs("Eager mode: no compiler stage is involved.\n", f);
     else fputs("Not determined (the stage reruns did not run).\n", f);
-    fputs("\n## Environment\n\n", f);
-    const ss_issue_run *r0 = iss->n_runs ? &iss->runs[0] : &iss->arange;
-    fprintf(f, "- torch %s, python %s, %s\n", str(r0->actual, "torch") ? str(r0->actual, "torch") : "?",
-            str(r0->actual, "python") ? str(r0->actual, "python") : "?",
-            str(r0->actual, "platform") ? str(r0->actual, "platform") : "?");
-    const char *found_by = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c->meta, "found_by"));
-    char safe[600], quoted[700];
-    ss_text_inert(found_by ? found_by : "", safe, sizeof safe);
-    fprintf(f, "- %s ssfuzz %s%s%s%s: mode %s, form `%s`, spelling `%s`\n", found_by ? "found by" : "a hand-written case, reported by",
-            SS_VERSION, found_by ? " (`" : "", safe, found_by ? "`)" : "", iss->how.mode, iss->how.form, iss->how.spelling);
-    if (ss_shell_quote(iss->case_path, quoted, sizeof quoted) < 0) snprintf(quoted, sizeof quoted, "CASE");
-    ss_text_inert(quoted, safe, sizeof safe);
-    fprintf(f, "- the case exactly as found: `ssfuzz export --torch %s > repro.py && python repro.py` (exit 1: the "
-            "wrong result reproduced; `--stage` names the first wrong stage)\n", safe);
+    ss_issue_environment(f, iss);
     free(want);
     free(got);
     free(in);
