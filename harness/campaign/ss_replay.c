@@ -184,7 +184,7 @@ static void run_one(ss_replay_ctx *rc, const char *label, const ss_target *t, co
                      "internal overlap)\n", label, t->name, where);
         return;
     case SS_RAISED:
-        fprintf(out, "%s: MISMATCH %s%s raised where eager runs the same code (raised): %s\n", label,
+        fprintf(out, "%s: MISMATCH %s%s raised on a case it must run (raised): %s\n", label,
                 t->name, where, run->res.why);
         if (stage) print_stage(rc, label, t, ro, r->ref_status, out);
         return;

@@ -27,6 +27,8 @@ static void usage(FILE *f) {
         "when a GPU is usable, else emu:* kernels; never mutants).\n\n"
         "  -t, --target T       target to fuzz (repeatable; `ssfuzz targets` lists them)\n"
         "      --plugin SO.so   load your kernels first; fuzz them as -t PLUGIN:KERNEL (global option)\n"
+        "      --py-kernel NAME.py  load your Python/Triton kernels; -t NAME:KERNEL (CPU, Triton\n"
+        "                       interpreted) or NAME:KERNEL@cuda (global option; docs/plugins.md)\n"
         "      --seed N         campaign seed (default: time-based, printed)\n"
         "      --time SECONDS   stop after this long (default 60 unless --cases is given)\n"
         "      --cases N        stop after N cases\n"
@@ -37,12 +39,13 @@ static void usage(FILE *f) {
         "      --refusal-is-finding  a target refusing a case (PyTorch's overlap error) is a finding\n"
         "      --nan-payload-is-finding  storages differing only in NaNs' bits (a quieted signalling\n"
         "                            NaN, a changed payload) are a mismatch, not counted apart\n"
-        "      --max-numel N    largest storage numel a generated case may have (default 4194304)\n"
+        "      --max-numel N    largest storage numel a generated case may have (default 4194304;\n"
+        "                       4096 when a Python kernel is fuzzed on the CPU)\n"
         "      --max-bytes N    byte budget of one case's storages (default 1 GiB)\n"
         "      --max-ndim N     largest rank generated (default 6)\n"
         "      --large-per-mille N  share of cases over 2^20 elements, per 1000 (default: 250 when a\n"
-        "                       cuda:* or torch compile target is fuzzed, size pays there; 0 when\n"
-        "                       only emu:* targets are; else 3)\n"
+        "                       cuda:* or torch compile target or NAME:KERNEL@cuda is fuzzed, size\n"
+        "                       pays there; 0 when only emu:* or Python CPU targets are; else 3)\n"
         "      --case-timeout S per-run time limit before a `timeout` finding (default 10)\n"
         "      --minimize-time S  budget per minimization (default 20)\n"
         "      --no-swarm       keep every generator feature on in every epoch\n"
@@ -197,7 +200,8 @@ static void print_summary(const ss_fuzz_config *cfg, const ss_summary *s, int su
     for (size_t i = 0; i < cfg->n_targets; i++) {
         const char *path = ss_target_loaded_from(cfg->targets[i]);
         char word[4 * 4096 + 8];   /* quoted for the shell; any realpath fits */
-        if (path) fprintf(f, " --plugin %s", ss_shell_word(path, word, sizeof word) >= 0 ? word : "PATH.so");
+        const char *opt = cfg->targets[i]->engine->load_option;
+        if (path) fprintf(f, " %s %s", opt ? opt : "--plugin", ss_shell_word(path, word, sizeof word) >= 0 ? word : "PATH");
         fprintf(f, " --target %s", cfg->targets[i]->name);
     }
     char gen[200];
@@ -235,7 +239,7 @@ int ss_cmd_fuzz(int argc, char **argv) {
     cfg.case_timeout = 10;
     cfg.minimize_seconds = 20;
     const char *out = "reports";
-    int have_seed = 0, quiet = 0, have_large = 0, resume = 0, have_first = 0;
+    int have_seed = 0, quiet = 0, have_large = 0, have_numel = 0, resume = 0, have_first = 0;
     const char *shard_opt = NULL;
     uint64_t v;
     ss_error err;
@@ -295,6 +299,7 @@ int ss_cmd_fuzz(int argc, char **argv) {
         case SS_GEN_O_PROGRAMS: case SS_GEN_O_PSTEPS:
             if (ss_gen_opts_apply("fuzz", c, optarg, &cfg.gen, &cfg.max_bytes) < 0) return SS_EXIT_USAGE;
             if (c == SS_GEN_O_LARGE) have_large = 1;
+            if (c == SS_GEN_O_NUMEL) have_numel = 1;
             break;
         case O_TIMEOUT: if (parse_seconds("--case-timeout", optarg, &cfg.case_timeout)) return SS_EXIT_USAGE; break;
         case O_MINTIME: if (parse_seconds("--minimize-time", optarg, &cfg.minimize_seconds)) return SS_EXIT_USAGE; break;
@@ -342,6 +347,11 @@ int ss_cmd_fuzz(int argc, char **argv) {
         all_none &= want == 0;
     }
     if (!have_large) cfg.gen.large_per_mille = most > 0 ? (unsigned)most : all_none ? 0 : cfg.gen.large_per_mille;
+    /* An engine may cap the cases' size too (an interpreted kernel): the smallest cap wins. */
+    for (size_t i = 0; i < cfg.n_targets && !have_numel; i++) {
+        const int64_t cap = ss_target_max_numel(cfg.targets[i]);
+        if (cap > 0 && cap < cfg.gen.max_numel) cfg.gen.max_numel = cap;
+    }
     /* A program target runs program cases only: naming one asks for programs. */
     int programs_auto = 0;
     for (size_t i = 0; i < cfg.n_targets && !cfg.gen.programs; i++)

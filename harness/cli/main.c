@@ -4,6 +4,7 @@
 #include <string.h>
 #include "ss_cli.h"
 #include "ss_plugin.h"
+#include "ss_pykernel.h"
 #include "ss_torch.h"
 
 typedef struct {
@@ -37,13 +38,17 @@ static void usage(FILE *f) {
                "global option: --python PATH  the python3 (with torch) for torch:* targets\n"
                "               (else $SSFUZZ_PYTHON, else the first python3 on PATH that imports torch)\n"
                "               --plugin PATH.so  load your kernels as targets PLUGIN:KERNEL (repeatable;\n"
-               "               also $SSFUZZ_PLUGINS=a.so:b.so; see include/ssfuzz_plugin.h)\n");
+               "               also $SSFUZZ_PLUGINS=a.so:b.so; see include/ssfuzz_plugin.h)\n"
+               "               --py-kernel NAME.py  load your Python/Triton kernels as targets NAME:KERNEL\n"
+               "               and NAME:KERNEL@cuda (repeatable; also $SSFUZZ_PY_KERNELS=a.py:b.py;\n"
+               "               see docs/plugins.md)\n");
 }
 
 /* --python PATH (or --python=PATH) anywhere on the line chooses the torch
  * engine's interpreter for every subcommand; --plugin PATH.so (repeatable)
- * loads a kernel library after those of $SSFUZZ_PLUGINS. Both are taken out
- * before dispatch; a plugin that does not load is one line and exit 2. */
+ * loads a kernel library after those of $SSFUZZ_PLUGINS, --py-kernel NAME.py
+ * a Python kernel module after those of $SSFUZZ_PY_KERNELS. All are taken out
+ * before dispatch; a plugin or module that does not load is one line and exit 2. */
 static int load_plugin(const char *path) {
     ss_error err;
     if (ss_plugin_load(path, ss_target_find, &err) == 0) return 0;
@@ -61,10 +66,21 @@ static int global_value(int argc, char **argv, int *i, const char *name, const c
     return 1;
 }
 
+static int load_py_kernel(const char *path) {
+    ss_error err;
+    if (ss_pykernel_load(path, ss_target_find, &err) == 0) return 0;
+    fprintf(stderr, "ssfuzz: --py-kernel %s: %s\n", err.field, err.msg);
+    return -1;
+}
+
 static int take_global_options(int *argc, char **argv) {
     ss_error err;
     if (ss_plugin_load_env(ss_target_find, &err)) {
         fprintf(stderr, "ssfuzz: plugin %s (from SSFUZZ_PLUGINS): %s\n", err.field, err.msg);
+        return -1;
+    }
+    if (ss_pykernel_load_env(ss_target_find, &err)) {
+        fprintf(stderr, "ssfuzz: kernel module %s (from SSFUZZ_PY_KERNELS): %s\n", err.field, err.msg);
         return -1;
     }
     int out = 1;
@@ -89,6 +105,14 @@ static int take_global_options(int *argc, char **argv) {
                 return -1;
             }
             if (load_plugin(v)) return -1;
+            continue;
+        }
+        if (global_value(*argc, argv, &i, "--py-kernel", &v)) {
+            if (!v) {
+                fprintf(stderr, "ssfuzz: --py-kernel needs the path of a Python kernel module (NAME.py)\n");
+                return -1;
+            }
+            if (load_py_kernel(v)) return -1;
             continue;
         }
         argv[out++] = argv[i];

@@ -54,6 +54,7 @@ static int plugin_meta_write(cJSON *meta, const ss_target *t, const char *schedu
  * reruns (it may race), loaded again from meta.plugin's path by the user. */
 const ss_engine ss_plugin_engine = {
     .name = "plugin", .kind = "plugin", .probe_in_child = 1, .shared_state = 1, .meta_key = "plugin",
+    .load_option = "--plugin",
     .loaded_from = plugin_loaded_from, .meta_write = plugin_meta_write,
     .meta_check = ss_plugin_check_meta, .shutdown = ss_plugin_shutdown,
 };

@@ -24,7 +24,7 @@ struct cJSON;
  * nothing outside harness/engines/ tests an engine's name. A NULL hook means
  * "nothing to do" (or "no", for a question). */
 struct ss_engine {
-    const char *name;          /* "emu", "cuda", "torch", "plugin": the part before ':' */
+    const char *name;          /* "emu", "cuda", "torch", "plugin", "pykernel" */
     /* How `ssfuzz targets` lists its correct targets ("kernel", "torch", "plugin"). */
     const char *kind;
     /* 1: one case always gives one result (minimize confirms a finding with one
@@ -43,12 +43,19 @@ struct ss_engine {
     /* The key of the engine's block in a reproducer's meta (meta.torch,
      * meta.plugin), or NULL. */
     const char *meta_key;
+    /* The global option that loads its targets from loaded_from's path
+     * ("--plugin", "--py-kernel"), for a command line that recreates them. */
+    const char *load_option;
 
     /* Share of large cases (per mille) a campaign on t should generate: > 0
      * where size changes the code path (a GPU's waves, a compiled kernel's
      * chunks), 0 where it never does (the emulator), -1 no opinion (then the
      * generator's default). */
     int (*large_per_mille)(const ss_target *t);
+    /* The largest storage numel a campaign on t should generate when
+     * --max-numel is not given (an interpreted kernel's cases stay small);
+     * 0: no opinion. The smallest asked for wins. */
+    int64_t (*max_numel)(const ss_target *t);
     /* 1 when every schedule of t gives one result on this plan, so one run
      * stands for all (storages with SS_GUARD_DEFAULT bands). */
     int (*schedules_agree)(const ss_target *t, const ss_plan *plan);
@@ -115,11 +122,11 @@ struct ss_target {
 
 /* ---- the registry (ss_targets.c): every engine's targets ---------------- */
 
-/* The engines (emu, cuda, torch, plugin). */
+/* The engines (emu, cuda, torch, plugin, pykernel). */
 size_t ss_engine_count(void);
 const ss_engine *ss_engine_at(size_t i);
 /* Every target, in listing order: our kernels (emu and cuda, kernel by kernel),
- * the torch engine's, loaded plugins'. */
+ * the torch engine's, loaded plugins', loaded Python kernels'. */
 size_t ss_target_count(void);
 const ss_target *ss_target_at(size_t i);
 const ss_target *ss_target_find(const char *name);
@@ -146,6 +153,7 @@ int ss_target_set_put(const ss_target **set, size_t *n, const ss_target *t);
 const char *ss_target_poisoned(const ss_target *t);        /* t's engine's poisoned(), or NULL */
 int ss_target_large_per_mille(const ss_target *t);          /* -1 when the engine has no opinion */
 const char *ss_target_loaded_from(const ss_target *t);      /* NULL for built-in targets */
+int64_t ss_target_max_numel(const ss_target *t);            /* 0 when the engine has no opinion */
 int ss_target_meta_write(struct cJSON *meta, const ss_target *t, const char *schedule);
 /* The first engine whose meta_check fails: -1 with *field ("meta.plugin") and why. */
 int ss_engines_meta_check(const struct cJSON *meta, const char **field, char *why, size_t why_len);

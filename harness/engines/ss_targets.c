@@ -4,10 +4,11 @@
 #include <string.h>
 #include "ss_engine_kernels.h"
 #include "ss_plugin.h"
+#include "ss_pykernel.h"
 #include "ss_torch.h"
 
 static const ss_engine *const engines[] = {&ss_engine_emu, &ss_engine_cuda, &ss_torch_engine,
-                                           &ss_plugin_engine};
+                                           &ss_plugin_engine, &ss_pykernel_engine};
 #define NENGINES (sizeof engines / sizeof engines[0])
 
 size_t ss_engine_count(void) { return NENGINES; }
@@ -21,6 +22,7 @@ static const struct {
     {ss_kernel_target_count, ss_kernel_target_at},
     {ss_torch_target_count, ss_torch_target_at},
     {ss_plugin_target_count, ss_plugin_target_at},
+    {ss_pykernel_target_count, ss_pykernel_target_at},
 };
 #define NTABLES (sizeof tables / sizeof tables[0])
 
@@ -100,6 +102,10 @@ int ss_target_large_per_mille(const ss_target *t) {
 
 const char *ss_target_loaded_from(const ss_target *t) {
     return t->engine->loaded_from ? t->engine->loaded_from(t) : NULL;
+}
+
+int64_t ss_target_max_numel(const ss_target *t) {
+    return t->engine->max_numel ? t->engine->max_numel(t) : 0;
 }
 
 int ss_target_meta_write(struct cJSON *meta, const ss_target *t, const char *schedule) {

@@ -37,5 +37,8 @@ const char *ss_torch_known_version(void);
 const char *ss_torch_known_python(void);
 /* Stops this process's worker (a campaign's parent, before forking workers). */
 void ss_torch_shutdown(void);
+/* The torch worker's environment, set in its child before exec (inductor's
+ * compile threads and caches); the Python-kernel workers start from it too. */
+void ss_torch_child_env(void);
 
 #endif

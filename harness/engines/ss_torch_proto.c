@@ -100,6 +100,24 @@ int ss_tp_run_program_encode(uint8_t *head, uint8_t *out, const char *source, si
     return 0;
 }
 
+size_t ss_tp_run_pykernel_size(size_t path_len, size_t kernel_len) {
+    return (16 + path_len + kernel_len + 15) & ~(size_t)15;
+}
+
+int ss_tp_run_pykernel_encode(uint8_t *head, uint8_t *out, const char *path, const char *kernel, uint32_t guard) {
+    const size_t np = strlen(path), nk = strlen(kernel);
+    if (np > SS_TP_MAX_PATH || nk > SS_TP_MAX_KERNEL || guard % 16) return -1;
+    put_u32(head + 92, get_u32(head + 92) | SS_TP_F_PYKERNEL);
+    put_u32(out, guard);
+    put_u32(out + 4, (uint32_t)np);
+    put_u32(out + 8, (uint32_t)nk);
+    put_u32(out + 12, 0);
+    memcpy(out + 16, path, np);
+    memcpy(out + 16 + np, kernel, nk);
+    memset(out + 16 + np + nk, 0, ss_tp_run_pykernel_size(np, nk) - 16 - np - nk);
+    return 0;
+}
+
 static int decode(const uint8_t in[8], uint64_t payload_len, uint64_t storage_bytes, int program,
                   ss_tp_result *r, char *why, size_t n) {
     const uint32_t word = get_u32(in);

@@ -18,7 +18,15 @@
  * names, zeros to a multiple of 16 bytes}. Its OK RESULT carries after the storage bytes {u32 returned
  * values, then per value: u32 shares (bit 0 x's storage, bit 1 src's),
  * dtype name (16 bytes, NUL-padded), u32 ndim, i64 sizes[ndim], u64 byte
- * length, the bytes (contiguous, little-endian, in the value's dtype)}. */
+ * length, the bytes (contiguous, little-endian, in the value's dtype)}.
+ *
+ * A Python kernel's case (--py-kernel, docs/plugins.md) sets SS_TP_F_PYKERNEL
+ * and puts after the head {u32 guard bytes G, u32 path length, u32 kernel
+ * name length, u32 0, the module's path, the kernel's name, zeros to a
+ * multiple of 16 bytes}; each storage then travels (both ways) with its
+ * guard bands: G bytes, the storage, G bytes. A PROBE "pykernel\0PATH\0
+ * KERNEL\0DEVICE" asks whether that kernel can run: ACK "ok" (then perhaps
+ * " triton=VERSION"), else why not. */
 #ifndef SS_TORCH_PROTO_H
 #define SS_TORCH_PROTO_H
 
@@ -34,6 +42,9 @@
 #define SS_TP_MAX_PAYLOAD ((uint64_t)1 << 44)
 #define SS_TP_F_PROGRAM 8u           /* RUN head flag: a program case */
 #define SS_TP_MAX_SOURCE 65536       /* a program's Python source */
+#define SS_TP_F_PYKERNEL 16u         /* RUN head flag: a Python kernel's case */
+#define SS_TP_MAX_PATH 4096          /* a Python kernel's module path */
+#define SS_TP_MAX_KERNEL 64          /* a Python kernel's name */
 /* Returned values' part of a program RESULT: 8 values of at most 2^24
  * elements of 16 bytes would be 2 GiB; nothing a program here returns comes
  * near 256 MiB. */
@@ -73,6 +84,12 @@ int ss_tp_run_head_encode(uint8_t *out, const char *mode, const char *spelling, 
 size_t ss_tp_run_program_size(size_t source_len);
 int ss_tp_run_program_encode(uint8_t *head, uint8_t *out, const char *source, size_t source_len,
                              uint32_t nret);
+
+/* The Python-kernel part of a RUN payload (after the head): its size, and
+ * its encoding; the head's flags get SS_TP_F_PYKERNEL. -1 when the path or
+ * name is longer than its cap, or guard is not a multiple of 16. */
+size_t ss_tp_run_pykernel_size(size_t path_len, size_t kernel_len);
+int ss_tp_run_pykernel_encode(uint8_t *head, uint8_t *out, const char *path, const char *kernel, uint32_t guard);
 
 /* The first 8 bytes of a RESULT payload, checked against the payload length
  * and the storage bytes an OK result must carry. */

@@ -51,8 +51,9 @@ VIEW_HEAD = struct.Struct("<qI4x")
 # must not run another case (a CUDA error may be sticky; an internal error).
 ST_OK, ST_REFUSED, ST_RAISED, ST_ERROR, ST_UNSUPPORTED, ST_EXCEPTION = 0, 1, 2, 3, 4, 5
 ST_REPLACE = 0x100
-F_ALIASED, F_HAS_START, F_HAS_END, F_PROGRAM = 1, 2, 4, 8
+F_ALIASED, F_HAS_START, F_HAS_END, F_PROGRAM, F_PYKERNEL = 1, 2, 4, 8, 16
 MAX_SOURCE, MAX_RETURNS = 65536, 8       # ss_torch_proto.h, ss_program.h
+PYKERNEL_HEAD = struct.Struct("<IIII")   # guard bytes, path length, kernel name length, 0
 # Compiled functions kept before dynamo's caches are reset (memory, guard time).
 MAX_COMPILES_BEFORE_RESET = 200
 
@@ -185,6 +186,7 @@ class Case:
     def __init__(self, buf):
         (mode, spelling, form, dtype, elem_size, flags, dim, start, end, step,
          in_numel, src_numel) = RUN_HEAD.unpack_from(buf, 0)
+        self.raw_dim = dim
         self.mode, self.spelling, self.form = text(mode), text(spelling), text(form)
         self.dtype_name, self.elem_size = text(dtype), elem_size
         self.aliased = bool(flags & F_ALIASED)
@@ -201,14 +203,27 @@ class Case:
             self.program = bytes(buf[pos + 4:pos + 4 + n]).decode()
             (self.nret,) = struct.unpack_from("<I", buf, pos + 4 + n)
             pos += (8 + n + 15) & ~15        # padded: the storages stay aligned
+        self.kernel_path, self.kernel, self.guard = None, None, 0
+        if flags & F_PYKERNEL:
+            self.guard, np_, nk, _ = PYKERNEL_HEAD.unpack_from(buf, pos)
+            size = (PYKERNEL_HEAD.size + np_ + nk + 15) & ~15
+            if self.guard % 16 or np_ > 4096 or nk > 64 or pos + size > len(buf):
+                raise ValueError("RUN frame: a kernel part (guard %d, path %d, name %d bytes) does not fit"
+                                 % (self.guard, np_, nk))
+            at = pos + PYKERNEL_HEAD.size
+            self.kernel_path = bytes(buf[at:at + np_]).decode("utf-8", "surrogateescape")
+            self.kernel = bytes(buf[at + np_:at + np_ + nk]).decode()
+            pos += size
         ndim = len(self.input[1])
         self.dim = dim + ndim if dim < 0 else dim
         self.in_bytes = in_numel * elem_size
         self.src_bytes = 0 if self.aliased else src_numel * elem_size
         self.data_at = pos
-        if pos + self.in_bytes + self.src_bytes != len(buf):
+        # a kernel's storages travel with their guard bands (guard bytes each side)
+        guards = 2 * self.guard * (1 if self.aliased else 2)
+        if pos + self.in_bytes + self.src_bytes + guards != len(buf):
             raise ValueError("RUN frame: %d bytes of storage expected, %d present"
-                             % (self.in_bytes + self.src_bytes, len(buf) - pos))
+                             % (self.in_bytes + self.src_bytes + guards, len(buf) - pos))
 
 
 def storage_tensor(buf, offset, nbytes, dtype):
@@ -527,6 +542,8 @@ def run_case(buf, progress):
     if dtype is None:
         return ST_UNSUPPORTED, "torch %s has no dtype %s" % (torch.__version__, c.dtype_name), None
     device = "cuda" if c.mode.endswith("cuda") else "cpu"
+    if c.kernel is not None:
+        return run_kernel_case(c, buf, dtype, device, progress)
     if c.program is not None:
         return run_program_case(c, buf, dtype, device, progress)
     compiled = backend_of(c.mode) is not None
@@ -674,13 +691,6 @@ def run_program_case(c, buf, dtype, device, progress):
         finally:
             if new:
                 progress(0)
-        parts, notes = pack_returns(SHARED.describe_returns(torch, returned, st, sst), returned, st, sst,
-                                    FAULTS.alias_flip(c))
-        if device != "cpu":
-            cpu_st, cpu_sst = storages(c, buf, c.data_at, dtype, "cpu")
-            cpu_st.copy_(st)
-            if cpu_sst is not None:
-                cpu_sst.copy_(sst)
     except Exception as exc:
         buf[c.data_at:] = initial
         replace = ST_REPLACE if device != "cpu" else 0
@@ -690,7 +700,141 @@ def run_program_case(c, buf, dtype, device, progress):
         status, message = judge_compiled_exception(
             c, initial, exc, dtype, device, lambda st, sst: SHARED.run(torch, fn, *program_inputs(c, st, sst)))
         return status | replace, message, None
+    try:
+        # Reading the results is the worker's own code, not PyTorch's: a
+        # failure here is the worker's error, never a verdict on the program.
+        parts, notes = pack_returns(SHARED.describe_returns(torch, returned, st, sst), returned, st, sst,
+                                    FAULTS.alias_flip(c))
+        if device != "cpu":
+            cpu_st, cpu_sst = storages(c, buf, c.data_at, dtype, "cpu")
+            cpu_st.copy_(st)
+            if cpu_sst is not None:
+                cpu_sst.copy_(sst)
+    except Exception as exc:
+        buf[c.data_at:] = initial
+        return ST_ERROR | ST_REPLACE, "worker: reading the program's results: %s" % first_line(exc), None
     return ST_OK, notes, [memoryview(buf)[c.data_at:]] + parts
+
+
+# ---- Python kernels (--py-kernel) ----------------------------------------------
+
+KERNEL_MODULES = {}     # path -> (SSFUZZ_KERNELS, "") or (None, why it did not load)
+
+
+def kernel_module(path):
+    """The SSFUZZ_KERNELS dict of the module at `path`, imported once per
+    worker. The path comes from ssfuzz's command line (--py-kernel), never
+    from a case file. Its directory is appended to sys.path, so the module's
+    own helpers import; nothing there shadows torch or the standard library."""
+    if path in KERNEL_MODULES:
+        return KERNEL_MODULES[path]
+    import importlib.util
+    stem = re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0])
+    name = "ssfuzz_kernel_%d_%s" % (len(KERNEL_MODULES), stem)
+    try:
+        folder = os.path.dirname(path)
+        if folder not in sys.path:
+            sys.path.append(folder)
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+        kernels = getattr(module, "SSFUZZ_KERNELS", None)
+        if not isinstance(kernels, dict):
+            raise TypeError("the module defines no dict SSFUZZ_KERNELS")
+        result = (kernels, "")
+    except BaseException as exc:          # SystemExit too: a module must not end the worker
+        result = (None, "cannot import %s: %s" % (path, first_line(exc)))
+    KERNEL_MODULES[path] = result
+    return result
+
+
+def kernel_fn(path, kernel):
+    """(the kernel function, "") or (None, why not)."""
+    kernels, why = kernel_module(path)
+    if kernels is None:
+        return None, why
+    fn = kernels.get(kernel)
+    if not callable(fn):
+        return None, "%s: SSFUZZ_KERNELS has no function %r (it has %s)" % (
+            path, kernel, ", ".join(sorted(map(repr, kernels))) or "none")
+    return fn, ""
+
+
+def kernel_probe(payload):
+    """PROBE "pykernel\0PATH\0KERNEL\0DEVICE": "ok" (and Triton's version when
+    the module imported it) when the kernel can run, else why not."""
+    _, path, kernel, device = bytes(payload).decode("utf-8", "surrogateescape").split("\0")[:4]
+    fn, why = kernel_fn(path, kernel)
+    if fn is None:
+        return why
+    if device == "cuda":
+        try:
+            if not torch.cuda.is_available():
+                return "no CUDA device visible to torch %s" % torch.__version__
+        except Exception as exc:
+            return "CUDA: %s" % first_line(exc)
+    triton = sys.modules.get("triton")
+    version = getattr(triton, "__version__", "") if triton else ""
+    interpreted = os.environ.get("TRITON_INTERPRET") == "1"
+    return "ok" + (" triton=%s%s" % (version, " (interpreter)" if interpreted else "") if version else "")
+
+
+def kernel_raised(exc, path):
+    """What the kernel raised, with the deepest line of its own module."""
+    where = ""
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if frame.filename == path:
+            where = " (%s:%d in %s)" % (os.path.basename(path), frame.lineno, frame.name)
+    return "kernel raised %s%s" % (first_line(exc), where)
+
+
+KERNEL_SIGNATURES = set()
+
+
+def run_kernel_case(c, buf, dtype, device, progress):
+    """A Python kernel's case: fn(x, src, dim, start, end, step) in place on
+    views of the storages, with dim, start and end as slice_scatter takes
+    them (dim may be negative, start/end None). On the CPU the storages are
+    the frame's own bytes, between their guard bands; on CUDA each is a slice
+    of one device buffer holding the bands too. Every byte comes back. On
+    CUDA a new (kernel, dtype, ranks) likely JIT-compiles: said as PROGRESS."""
+    fn, why = kernel_fn(c.kernel_path, c.kernel)
+    if fn is None:
+        return ST_UNSUPPORTED, why, None
+    g, at = c.guard, c.data_at
+    sat = at + c.in_bytes + 2 * g
+    initial = bytes(buf[at:])
+    try:
+        if device == "cpu":
+            st = storage_tensor(buf, at + g, c.in_bytes, dtype)
+            sst = None if c.aliased else storage_tensor(buf, sat + g, c.src_bytes, dtype)
+        else:
+            whole = torch.frombuffer(buf, dtype=torch.uint8, count=len(buf) - at, offset=at)
+            dev = whole.to(device)
+            st = dev[g:g + c.in_bytes].view(dtype)
+            sst = None if c.aliased else dev[sat - at + g:sat - at + g + c.src_bytes].view(dtype)
+        x = st.as_strided(c.input[1], c.input[2], c.input[0])
+        src = (st if sst is None else sst).as_strided(c.src[1], c.src[2], c.src[0])
+        sig = (c.kernel_path, c.kernel, c.dtype_name, len(c.input[1]), len(c.src[1]), c.aliased)
+        new = device != "cpu" and sig not in KERNEL_SIGNATURES
+        KERNEL_SIGNATURES.add(sig)
+        if new:
+            progress(1)
+        try:
+            FAULTS.raise_in(c, False)
+            fn(x, src, c.raw_dim, c.start, c.end, c.step)
+            if device != "cpu":
+                torch.cuda.synchronize()
+        finally:
+            if new:
+                progress(0)
+        if device != "cpu":
+            whole.copy_(dev)
+    except Exception as exc:
+        buf[at:] = initial
+        return ST_RAISED | (ST_REPLACE if device != "cpu" else 0), kernel_raised(exc, c.kernel_path), None
+    return ST_OK, "", memoryview(buf)[at:]
 
 
 def main():
@@ -733,6 +877,12 @@ def main():
     while True:
         FAULTS.before_read()
         kind, payload = read_frame()
+        if kind == T_PROBE and bytes(payload[:9]) == b"pykernel\0":
+            progress(1)                  # importing the module may compile: a longer limit
+            why = kernel_probe(payload)
+            progress(0)
+            send(T_ACK, why.encode("utf-8", "replace")[:2000])
+            continue
         if kind == T_PROBE:
             progress(1)                  # a compile: its own, longer limit
             device, _, backend = bytes(payload).decode("ascii", "replace").partition(":")
