@@ -33,7 +33,7 @@ typedef struct ss_issue {
 /* The report, written atomically (ss_write_atomic_with). 0, or -1 with err. */
 int ss_issue_write(const char *path, const ss_issue *iss, ss_error *err);
 
-/* ---- shared by the single-write and the program report ---------------------- */
+/* ---- shared by the single-write and the program report (ss_export_issue_run.c, _md.c) ---- */
 
 /* One script run under python with --actual-out/--expected-out (and --stage) into
  * dir/TAG.*.json: out's documents, or its failure. 0 when it ran, -1 when it could not start. */

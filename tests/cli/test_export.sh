@@ -79,6 +79,120 @@ expect_rc "export --torch and --issue together: usage error" 2 "$SSFUZZ" export 
 expect_rc "export --issue without a case: usage error" 2 "$SSFUZZ" export --issue "$tmp/i.md"
 expect_rc "export --issue --timeout 0: usage error" 2 "$SSFUZZ" export --issue "$tmp/i.md" --timeout 0 "$dyn"
 
+# Program cases (docs/programs.md), no torch needed: the script carries the program exactly as
+# the printer writes it, the reference's result as data, its defaults from meta.torch; case
+# JSON reaches its source only through the printer and as inert literals.
+prog=examples/programs/scatter-return-then-zero.json
+"$SSFUZZ" export --torch "$prog" >"$tmp/p.py" 2>"$tmp/err"; rc=$?
+python3 - "$tmp/p.py" >"$tmp/o" 2>&1 <<'PY'
+import ast, struct, sys
+tree = ast.parse(open(sys.argv[1]).read())
+data = {n.targets[0].id: n.value for n in tree.body if isinstance(n, ast.Assign) and isinstance(n.targets[0], ast.Name)}
+src = ast.literal_eval(data['PROGRAM_SOURCE'])
+want = ('def program(x, src):\n    out = torch.slice_scatter(x, src, 0, 1, 3, 1)\n    x.zero_()\n    return (out,)\n')
+assert src == want, 'PROGRAM_SOURCE: %r' % src
+hexof = lambda node: bytes.fromhex(node.args[0].value)
+fl = lambda b: list(struct.unpack('<%df' % (len(b) // 4), b))
+assert fl(hexof(data['EXPECTED_INPUT'])) == [0.0] * 8, 'x after x.zero_()'
+assert hexof(data['EXPECTED_SRC']) == hexof(data['SRC_BYTES']), 'src unchanged'
+ret = data['RETURNS'].elts
+assert len(ret) == 1, 'one returned value'
+kw = {k.arg: k.value for k in ret[0].keywords}
+assert ast.literal_eval(kw['name']) == 'out' and ast.literal_eval(kw['view']) is False and ast.literal_eval(kw['shape']) == (4, 2)
+assert fl(hexof(kw['values'])) == [1, 2, 9, 10, 11, 12, 7, 8], 'out = slice_scatter(x, src, 0, 1, 3)'
+assert ast.literal_eval(data['EXPECTED_STATUS']) == 'ok' and data['OPEN'].elts == []
+print('program data ok')
+PY
+[ "$rc" = 0 ] && grep -q "program data ok" "$tmp/o" &&
+    pass "export of a program case: its printed source, the reference's storages and returned value as data" \
+    || fail "export of a program case: source and expected data" "exit $rc: $(cat "$tmp/err") $(tail -2 "$tmp/o")"
+"$SSFUZZ" export --torch examples/programs/read-before-write.json >"$tmp/rbw.py" &&
+    grep -q "^    dict(name='x', view=True, storage='input', dtype='float32'" "$tmp/rbw.py" &&
+    grep -q "^    dict(name='r', view=False, storage=None, dtype='float32'" "$tmp/rbw.py" &&
+    pass "export: a returned view must share x's storage, a returned read none (RETURNS)" || fail "export: RETURNS' alias facts"
+"$SSFUZZ" export --torch examples/programs/index-put-duplicates.json >"$tmp/ipd.py" &&
+    [ "$(grep -c "^    dict(storage='input', byte=[0-9]*, size=4, step=2, values=\[bytes.fromhex('[0-9a-f]*'), bytes.fromhex('[0-9a-f]*')\])," "$tmp/ipd.py")" = 1 ] &&
+    pass "export: an index_put with duplicates leaves one open element with its two allowed values (OPEN)" \
+    || fail "export: OPEN" "$(grep -A3 '^OPEN' "$tmp/ipd.py")"
+# Defaults: a program finding's meta.torch (mode, device; spelling program), modes of its own.
+pdef() { grep -E "^(MODE|SPELLING|DEVICE) = " "$1" | tr '\n' ' '; }
+withmeta() {   # case meta.torch.mode meta.torch.spelling -> file
+    python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["meta"]["torch"] = {"mode": sys.argv[2], "spelling": sys.argv[3], "form": "two-inputs"}; json.dump(d, open(sys.argv[4], "w"))' "$prog" "$1" "$2" "$3"
+}
+withmeta aot-eager-cpu program "$tmp/pm.json"
+"$SSFUZZ" export --torch "$tmp/pm.json" >"$tmp/pm.py" && [ "$(pdef "$tmp/pm.py")" = "SPELLING = 'program' MODE = 'aot-eager' DEVICE = 'cpu' " ] &&
+    pass "export of a program finding: mode aot-eager and device from meta.torch, spelling program" || fail "export: a program finding's defaults" "$(pdef "$tmp/pm.py")"
+"$SSFUZZ" export --torch "$prog" >"$tmp/pm.py" && [ "$(pdef "$tmp/pm.py")" = "SPELLING = 'program' MODE = 'all' DEVICE = 'all' " ] &&
+    pass "export of a hand-written program case: every mode" || fail "export: a program case's defaults" "$(pdef "$tmp/pm.py")"
+"$SSFUZZ" export --torch --mode eager,dynamo-eager-dynamic --device cpu "$tmp/pm.json" >"$tmp/pm.py" &&
+    [ "$(pdef "$tmp/pm.py")" = "SPELLING = 'program' MODE = 'eager,dynamo-eager-dynamic' DEVICE = 'cpu' " ] &&
+    pass "export: --mode and --device override a program finding's" || fail "export: program overrides" "$(pdef "$tmp/pm.py")"
+expect_rc "export --mode aot-eager of a single-write case: exit 2 (programs only)" 2 "$SSFUZZ" export --torch --mode aot-eager corpus/shift-right-1d.json
+withmeta compile-cpu setitem "$tmp/pm2.json"
+cat >"$tmp/noresult.json" <<'JSON'
+{"format": "ssfuzz-case", "version": 1, "dtype": "float32", "storage": {"numel": 8},
+ "input": {"offset": 0, "sizes": [8], "strides": [1]}, "src": {"storage": "input", "offset": 0, "sizes": [7], "strides": [1]},
+ "dim": 0, "start": 1, "end": null, "fill": {"seed": 3, "small": true},
+ "program": [{"op": "view", "name": "a", "of": "x", "kind": "unfold", "dim": 0, "size": 2, "step": 1},
+             {"op": "inplace", "into": "a", "kind": "add_", "operand": 1}]}
+JSON
+sed "s/\"name\": \"a\"/\"name\": \"a'''+__import__('os')\"/" "$tmp/noresult.json" >"$tmp/hostile-name.json"
+while IFS='|' read -r field args; do
+    eval "set -- $args"
+    "$SSFUZZ" export --torch "$@" >/dev/null 2>"$tmp/err"; rc=$?
+    [ "$rc" = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && grep -q -e "$field" "$tmp/err" &&
+        pass "export of a program case refused, one line: ${field//\\/}" || fail "export: program refusal ${field//\\/}" "exit $rc: $(cat "$tmp/err")"
+done <<ROWS
+--spelling|--spelling setitem $prog
+meta.torch.spelling|$tmp/pm2.json
+program\[1\] has no defined result|$tmp/noresult.json
+program\[0\].name|$tmp/hostile-name.json
+ROWS
+# Hostile meta stays in comments; the data assignments are literals; every other statement is
+# the same for every program case (case JSON reaches the code only through the printer).
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["meta"]["title"] = "x\n__import__(\"os\").system(\"touch PWNED\")\x27\x27\x27"; json.dump(d, open(sys.argv[2], "w"))' "$prog" "$tmp/ht.json"
+"$SSFUZZ" export --torch "$tmp/ht.json" >"$tmp/ht.py" && "$SSFUZZ" export --torch examples/programs/index-put-duplicates.json >"$tmp/ipd.py"
+python3 - "$tmp/ht.py" "$tmp/ipd.py" harness/engines/ss_torch_program.py >"$tmp/o" 2>&1 <<'PY'
+import ast, sys
+a, b, shared = (open(p).read() for p in sys.argv[1:])
+assert all(l.startswith('#') for l in a.splitlines() if 'PWNED' in l), 'the hostile title left a comment'
+DATA = {'DTYPE', 'ELEM_SIZE', 'INPUT_VIEW', 'SRC_VIEW', 'SRC_ALIASED', 'INPUT_BYTES', 'SRC_BYTES', 'PROGRAM_SOURCE',
+        'EXPECTED_STATUS', 'REFUSED_STEP', 'REFUSED_WHY', 'INEXACT', 'EXPECTED_INPUT', 'EXPECTED_SRC', 'RETURNS', 'OPEN',
+        'SPELLING', 'MODE', 'DEVICE', 'SHARED_SOURCE'}
+def inert(n):   # literals, bytes.fromhex('..'), dict(...), torch.DTYPE: nothing that runs case text
+    if isinstance(n, ast.Call):
+        f = n.func
+        ok = (isinstance(f, ast.Name) and f.id == 'dict') or (isinstance(f, ast.Attribute) and f.attr == 'fromhex' and f.value.id == 'bytes')
+        return ok and all(inert(x) for x in n.args) and all(inert(k.value) for k in n.keywords)
+    if isinstance(n, ast.Attribute):
+        return isinstance(n.value, ast.Name) and n.value.id == 'torch'
+    if isinstance(n, (ast.Tuple, ast.List)):
+        return all(inert(x) for x in n.elts)
+    if isinstance(n, ast.UnaryOp):
+        return inert(n.operand)
+    return isinstance(n, ast.Constant)
+def split(text):
+    data, code = {}, []
+    for n in ast.parse(text).body:
+        if isinstance(n, ast.Assign) and getattr(n.targets[0], 'id', None) in DATA:
+            assert inert(n.value), 'not a literal: ' + n.targets[0].id
+            data[n.targets[0].id] = n.value
+        else:
+            code.append(ast.dump(n))
+    return data, code
+da, ca = split(a)
+db, cb = split(b)
+assert set(da) == DATA == set(db), set(da) ^ DATA
+assert ca == cb, 'code that depends on the case'
+assert ast.literal_eval(da['SHARED_SOURCE']) == shared, 'SHARED_SOURCE differs from ss_torch_program.py'
+for d in (da, db):
+    tree = ast.parse(ast.literal_eval(d['PROGRAM_SOURCE']))
+    assert len(tree.body) == 1 and isinstance(tree.body[0], ast.FunctionDef) and tree.body[0].name == 'program'
+print('inert ok')
+PY
+grep -q "inert ok" "$tmp/o" && pass "export of a program case: hostile meta only in comments, data only literals, the code the same for every case, the shared module whole" \
+    || fail "export: program script inert" "$(tail -2 "$tmp/o")"
+
 py=""
 for cand in python3 /usr/bin/python3; do
     if command -v "$cand" >/dev/null && "$cand" -c 'import torch' 2>/dev/null; then py=$cand; break; fi
@@ -226,3 +340,57 @@ print("nan rule ok")
 PYEOF
 grep -q "nan rule ok" "$tmp/o" && pass "export: NaN-bits-only differences are nan-payload, a wrong value beside them still differs" \
     || fail "export: the NaN rule" "$(tail -3 "$tmp/o")"
+
+# Program cases under eager (any torch): the examples agree; a program the reference says
+# PyTorch refuses is REFUSED (exit 3); the comparison is the harness's (ss_program_cmp.c):
+# a returned value's element, an alias fact, an open element's allowed values.
+for f in read-before-write index-put-duplicates scatter-return-then-zero; do
+    "$SSFUZZ" export --torch --mode eager examples/programs/$f.json >"$tmp/$f.py"
+    "$py" "$tmp/$f.py" >"$tmp/o" 2>&1; rc=$?
+    [ "$rc" = 0 ] && grep -q '^ssfuzz-export: program (program): ' "$tmp/o" &&
+        grep -q '^ssfuzz-export: eager on cpu: agree: final storages, [0-9] returned values\{0,1\} and their storage sharing$' "$tmp/o" &&
+        pass "export of examples/programs/$f.json agrees under eager (exit 0)" || fail "export $f under eager" "exit $rc: $(tail -2 "$tmp/o")"
+done
+cat >"$tmp/refused.json" <<'JSON'
+{"format": "ssfuzz-case", "version": 1, "dtype": "float32", "storage": {"numel": 8},
+ "input": {"offset": 0, "sizes": [8], "strides": [1]}, "src": {"storage": "input", "offset": 0, "sizes": [7], "strides": [1]},
+ "dim": 0, "start": 1, "end": null, "fill": {"seed": 3, "small": true},
+ "program": [{"op": "write", "into": "x", "spelling": "copy", "src": "src"}]}
+JSON
+"$SSFUZZ" export --torch "$tmp/refused.json" >"$tmp/refused.py"
+"$py" "$tmp/refused.py" --mode eager >"$tmp/o" 2>&1; rc=$?
+[ "$rc" = 3 ] && grep -q '^ssfuzz-export: expected: PyTorch refuses program\[0\] (copy_: ' "$tmp/o" &&
+    grep -q '^ssfuzz-export: eager on cpu: REFUSED (overlap check): RuntimeError: .*single memory location' "$tmp/o" &&
+    pass "export: a program PyTorch refuses is REFUSED under eager (exit 3)" || fail "export: refused program" "exit $rc: $(cat "$tmp/o")"
+"$py" - "$tmp/scatter-return-then-zero.py" "$tmp/index-put-duplicates.py" >"$tmp/o" 2>&1 <<'PYEOF'
+import importlib.util, sys
+def load(path):
+    spec = importlib.util.spec_from_file_location("exported", path)
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    return m
+m = load(sys.argv[1])
+ret = lambda b, shares: [dict(dtype='float32', shape=[4, 2], bytes=b, shares=shares)]
+want = m.RETURNS[0]['values']
+assert m.compare(m.Got(m.EXPECTED_INPUT, m.EXPECTED_SRC, ret(want, 0))) == (None, 0)
+text, n = m.compare(m.Got(m.EXPECTED_INPUT, m.EXPECTED_SRC, ret(want, 1)))
+assert text == "returned value 0 (out) shares x's storage but must share no input storage (a fresh tensor)", text
+text, n = m.compare(m.Got(m.EXPECTED_INPUT, m.EXPECTED_SRC, ret(bytes(32), 1)))
+assert n == 9 and text.startswith("returned value 0 (out) shares x's storage"), (n, text)
+text, n = m.compare(m.Got(m.EXPECTED_INPUT, m.EXPECTED_SRC, ret(bytes(4) + want[4:], 0)))
+assert text == 'returned value 0 (out)[0, 0]: expected 1.0 (0x3f800000), got 0.0 (0x00000000); 1 element differs', text
+m = load(sys.argv[2])
+o = m.OPEN[0]
+rets = [dict(r, bytes=r['values'], shares=1) for r in m.RETURNS]
+for v in o['values']:   # either allowed value of the open element agrees
+    st = m.EXPECTED_INPUT[:o['byte']] + v + m.EXPECTED_INPUT[o['byte'] + o['size']:]
+    rets = [dict(r, bytes=st, shares=1) for r in m.RETURNS]   # x is returned: its bytes follow the storage
+    assert m.compare(m.Got(st, None, rets)) == (None, 0), v
+bad = bytes(b ^ 0x40 for b in o['values'][0])
+st = m.EXPECTED_INPUT[:o['byte']] + bad + m.EXPECTED_INPUT[o['byte'] + o['size']:]
+text, n = m.compare(m.Got(st, None, [dict(r, bytes=r['values'], shares=1) for r in m.RETURNS]))
+assert '(or one of 2 allowed values)' in text and text.startswith('input storage[%d] (x[%d])' % (o['byte'] // 4, o['byte'] // 4)), text
+print("program compare ok")
+PYEOF
+grep -q "program compare ok" "$tmp/o" && pass "export: a program's comparison names a wrong element, an alias fact, an open element's allowed values" \
+    || fail "export: program comparison" "$(tail -3 "$tmp/o")"

@@ -3,7 +3,8 @@
 # `replay --confirm` and `fuzz` run its exported script in a fresh interpreter and record
 # meta.confirmed ("standalone" or "no: why", summary.json counts); the dynamic-shape shift
 # exports as found (compile-dynamic: DIFFER; eager: agree); `export --issue` writes a repro
-# of at most ten lines that names the wrong stage and reproduces.
+# of at most ten lines that names the wrong stage and reproduces; a program case (its own script,
+# replay --confirm, --issue) the same way.
 set -u
 . "$(dirname "$0")/lib/common.sh"
 
@@ -73,3 +74,33 @@ cp corpus/torch-198094-scatter-return.json "$tmp/198094.json"
 "$SSFUZZ" --python "$cpy" replay --confirm -t torch:compile-cpu:scatter-return "$tmp/198094.json" >"$tmp/out" 2>&1; rc=$?
 [ "$rc" = 1 ] && [ "$(confirmed "$tmp/198094.json")" = standalone ] &&
     pass "replay --confirm: #198094 on compile-cpu:scatter-return confirmed standalone" || fail "replay --confirm #198094" "exit $rc: $(tail -3 "$tmp/out")"
+
+# A program case (docs/programs.md): #198094 as a program. Its script is wrong under inductor
+# only (the stage reruns and the aot_eager/eager backends agree), replay --confirm confirms the
+# program finding standalone, and --issue's repro, run by hand, prints the wrong values.
+prog=examples/programs/scatter-return-then-zero.json
+"$SSFUZZ" export --torch --mode eager,compile,aot-eager "$prog" -o "$tmp/prog.py"
+"$cpy" "$tmp/prog.py" --stage >"$tmp/o" 2>"$tmp/e"; rc=$?
+if [ "$rc" = 1 ] && grep -q '^ssfuzz-export: eager on cpu: agree' "$tmp/o" &&
+   grep -q "^ssfuzz-export: torch.compile(dynamic=False) on cpu: DIFFER: returned value 0 (out) shares x's storage but must share no input storage (a fresh tensor)$" "$tmp/o" &&
+   grep -q '^ssfuzz-export: torch.compile(dynamic=False) on cpu: first wrong stage: inductor (eager agrees, aot_eager agrees)$' "$tmp/o" &&
+   grep -q "^ssfuzz-export: torch.compile(backend='aot_eager', dynamic=False) on cpu: agree" "$tmp/o"
+then pass "export of a program: DIFFER under inductor (stage inductor), agree under eager and aot_eager (exit 1)"
+else fail "export of a program under compile" "exit $rc: $(cat "$tmp/o")"; fi
+cp "$prog" "$tmp/prog.json"
+"$SSFUZZ" --python "$cpy" replay --confirm -t torch:compile-cpu:program "$tmp/prog.json" >"$tmp/out" 2>&1; rc=$?
+[ "$rc" = 1 ] && [ "$(confirmed "$tmp/prog.json")" = standalone ] &&
+    grep -q "^confirm .* on torch:compile-cpu:program two-inputs: standalone; torch.compile(dynamic=False) on cpu: DIFFER: returned value 0 (out) shares x's storage" "$tmp/out" &&
+    pass "replay --confirm: a program finding confirmed standalone (meta.confirmed)" || fail "replay --confirm of a program" "exit $rc: $(tail -3 "$tmp/out")"
+"$SSFUZZ" --python "$cpy" export --issue "$tmp/prog.md" -q "$prog" 2>"$tmp/e"; rc=$?
+awk '/^```python$/{f=1; next} /^```$/{f=0} f' "$tmp/prog.md" >"$tmp/prepro.py"
+n=$(grep -c . "$tmp/prepro.py")
+if [ "$rc" = 0 ] && [ "$n" -ge 5 ] && [ "$n" -le 10 ] && grep -q '^@torch.compile$' "$tmp/prepro.py" &&
+   grep -q '^# torch.compile returns a tensor that shares x.s storage where a fresh tensor is expected: `out = torch.slice_scatter(x, src, 0, 1, 3, 1)`' "$tmp/prog.md" &&
+   grep -q 'first wrong stage \*\*inductor\*\*' "$tmp/prog.md"
+then pass "export --issue of a program: a $n-line repro, the title from the first wrong step, the stage"
+else fail "export --issue of a program" "exit $rc, $n repro lines: $(cat "$tmp/e") $(head -20 "$tmp/prog.md")"; fi
+want=$(sed -n 's/.*# expected \(.*\)$/\1/p' "$tmp/prepro.py")
+got=$("$cpy" "$tmp/prepro.py" 2>/dev/null)
+[ -n "$want" ] && [ -n "$got" ] && [ "$got" != "$want" ] && pass "export --issue of a program: the repro, run by hand, prints $got (expected $want)" \
+    || fail "export --issue of a program: the repro reproduces" "printed '$got', expected '$want'"
