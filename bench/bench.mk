@@ -1,4 +1,4 @@
-# bench/bench.mk - benchmarks: `make bench` (differential loop vs a PyTorch loop, large copies vs memcpy, a plugin call vs a built-in target, the default campaign under the old and the new size mix), `make bench-mutants` (detection power under both mixes), `make bench-gpu` (cuda:reinplace on a GPU).
+# bench/bench.mk - benchmarks: `make bench` (differential loop vs a PyTorch loop, PASS/FAIL at 30x; large copies vs memcpy, the transposed ones PASS/FAIL at 0.30x; a plugin call vs a built-in target, the default campaign under the old and the new size mix), `make bench-mutants` (detection power under both mixes), `make bench-gpu` (cuda:reinplace on a GPU).
 #
 # Knobs: BENCH_CASES (C loop cases), BENCH_PLUGIN_CASES and BENCH_ROUNDS (bench-plugin), BENCH_PEER_CASES (PyTorch loop cases),
 # BENCH_COPY_MIB and BENCH_COPY_REPS (bench_copy storage size, repetitions), BENCH_MUTANT_TIME (seconds per
