@@ -16,7 +16,9 @@ int ss_cmd_targets(int argc, char **argv) {
                    "under schedules (forward, reverse, lockstep, warp, random); torch:compile-* targets\n"
                    "take the input forms as schedules (x-input, storage-input, two-inputs). torch:*\n"
                    "targets run only when named. Plugin targets (PLUGIN:KERNEL, kind `plugin`) come\n"
-                   "from --plugin PATH.so or $SSFUZZ_PLUGINS and also run only when named.\n");
+                   "from --plugin PATH.so or $SSFUZZ_PLUGINS and also run only when named, as do\n"
+                   "Python kernels (NAME:KERNEL, NAME:KERNEL@cuda, kind `pykernel`) from --py-kernel\n"
+                   "NAME.py or $SSFUZZ_PY_KERNELS.\n");
             return SS_EXIT_OK;
         }
         fprintf(stderr, "ssfuzz targets: unexpected argument '%s' (ssfuzz targets --help)\n", argv[i]);

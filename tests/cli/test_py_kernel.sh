@@ -103,6 +103,10 @@ if [ -n "$small" ]; then
     expect_rc "replay without it: exit 3" 3 "$SSFUZZ" replay "$small"
     grep -q "Python kernel module plain_python is not loaded" "$tmp/err" "$tmp/out" && pass "without it: not loaded" \
         || fail "not loaded" "$(cat "$tmp/err")"
+    mkdir -p "$tmp/other" && cp "$EX/plain_python.py" "$tmp/other/"
+    expect_rc "replay with another file of that name: runs it" 1 "$SSFUZZ" --py-kernel "$tmp/other/plain_python.py" replay "$small"
+    grep -q "note: found with the kernel module .*examples/triton/plain_python.py, replayed with $tmp/other/plain_python.py" \
+        "$tmp/err" && pass "and notes both paths" || fail "other file note" "$(cat "$tmp/err")"
 fi
 expect_rc "plain_python:clone survives 300 cases" 0 "$SSFUZZ" --py-kernel "$EX/plain_python.py" fuzz \
     -t plain_python:clone --seed 1 --cases 300 -q -o "$tmp/clone"
