@@ -337,6 +337,7 @@ static int emit(FILE *f, const void *user) {
         fprintf(f, "# ssfuzz: no run of the program was wrong\n\nThe exported script agreed (or failed) in every mode it "
                 "ran: %s.\n\n", ip->iss.n_runs && ip->iss.runs[0].failure[0] ? ip->iss.runs[0].failure : "nothing to report");
         program_block(f, ip);
+        fputc('\n', f);
         ss_issue_releases(f, &ip->iss, RELEASES_HOW);
         ss_issue_environment(f, &ip->iss);
         return 0;
