@@ -20,6 +20,12 @@ functionalization, no code generation); dynamo-eager-DEVICE with backend
 "eager" (dynamo alone). The last two also have -dynamic- forms, which the
 harness uses only to place a compile-dynamic finding's stage.
 
+The same worker runs Python kernels (--py-kernel, docs/plugins.md): a RUN
+naming a module path (from ssfuzz's command line) and a kernel calls
+fn(x, src, dim, start, end, step) on the case's views, the storages sent and
+returned with their guard bands; the harness starts the CPU one with
+TRITON_INTERPRET=1, so Triton kernels run through Triton's interpreter.
+
 Anything torch prints goes to stderr (SSFUZZ_TORCH_LOG, else /dev/null): the
 real stdout is kept for frames only.
 """

@@ -27,9 +27,11 @@ expect_rc "--py-kernel loads a module (version)" 0 "$SSFUZZ" --py-kernel "$tmp/m
     || fail "loading ran the module"
 bad_load() {  # NAME PATTERN ARGS...: exit 2, exactly one line on stderr, matching PATTERN
     local name=$1 pat=$2; shift 2
-    "$SSFUZZ" "$@" version >"$tmp/out" 2>"$tmp/err"; local rc=$?
-    if [ "$rc" = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && grep -q "$pat" "$tmp/err"; then pass "$name"
-    else fail "$name" "exit $rc; $(cat "$tmp/err")"; fi
+    for bin in "$SSFUZZ" "$SSFUZZ_ASAN"; do
+        "$bin" "$@" version >"$tmp/out" 2>"$tmp/err"; local rc=$?
+        if [ "$rc" = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && grep -q "$pat" "$tmp/err"; then pass "$name [$bin]"
+        else fail "$name [$bin]" "exit $rc; $(cat "$tmp/err")"; fi
+    done
 }
 bad_load "missing module" "py-kernel .*nope.py: cannot open" --py-kernel "$tmp/nope.py"
 bad_load "not NAME.py" "a kernel module is NAME.py" --py-kernel "$EX/../plugins/naive.c"
@@ -55,10 +57,12 @@ cat >"$tmp/evil-case.json" <<EOF
 EOF
 expect_rc "regress of a case naming an unloaded module: exit 3" 3 "$SSFUZZ" regress "$tmp/evil-case.json"
 for cmd in replay explain; do
-    expect_rc "$cmd of a case naming an unloaded module: exit 3" 3 "$SSFUZZ" "$cmd" "$tmp/evil-case.json"
+  for bin in "$SSFUZZ" "$SSFUZZ_ASAN"; do
+    expect_rc "$cmd of a case naming an unloaded module: exit 3 [$bin]" 3 "$bin" "$cmd" "$tmp/evil-case.json"
     grep -q "Python kernel module evil is not loaded (its target evil:k): rerun with --py-kernel .*evil.py" \
         "$tmp/out" "$tmp/err" && pass "$cmd says not loaded, names the option and path" \
         || fail "$cmd not loaded line" "$(cat "$tmp/out" "$tmp/err" | head -3)"
+  done
 done
 expect_rc "with another module loaded: still exit 3" 3 "$SSFUZZ" --py-kernel "$EX/plain_python.py" replay "$tmp/evil-case.json"
 [ ! -e "$EVIL_MARKER" ] && pass "the module a case file names was never imported" || fail "a case file's module ran"
@@ -152,9 +156,9 @@ cat >"$tmp/internal.json" <<'EOF'
  "src": {"storage": "separate", "offset": 0, "sizes": [1, 3], "strides": [3, 1]}, "src_storage": {"numel": 3},
  "dim": 0, "start": 0, "end": 1, "step": 1, "fill": {"seed": 0}}
 EOF
-verdict() {   # NAME KERNEL CASE WANT-RC PATTERN: replay's exit and line
-    local name=$1 k=$2 case=$3 want=$4 pat=$5
-    SSFUZZ_TORCH_TIMEOUT=3 "$SSFUZZ" --py-kernel "$tmp/mods/bad.py" replay -t "bad:$k" "$case" >"$tmp/out" 2>"$tmp/err"
+verdict() {   # NAME KERNEL CASE WANT-RC PATTERN [BIN]: replay's exit and line
+    local name=$1 k=$2 case=$3 want=$4 pat=$5 bin=${6:-$SSFUZZ}
+    SSFUZZ_TORCH_TIMEOUT=3 "$bin" --py-kernel "$tmp/mods/bad.py" replay -t "bad:$k" "$case" >"$tmp/out" 2>"$tmp/err"
     local rc=$?
     if [ "$rc" = "$want" ] && grep -q "$pat" "$tmp/out"; then pass "$name"
     else fail "$name" "exit $rc; $(cat "$tmp/out" "$tmp/err" | head -3)"; fi
@@ -170,6 +174,7 @@ verdict "a kernel that raises on a valid case: raised, the exception named" boom
 verdict "raising where the reference rejects (internal overlap): agreement" boom "$tmp/internal.json" 0 \
     "ok: rejected by the reference and 1 target run alike"
 verdict "a write before the storage: guard-band write" oob "$tmp/shift.json" 1 "MISMATCH bad:oob (guard-band write)"
+verdict "the same under ASan" oob "$tmp/shift.json" 1 "MISMATCH bad:oob (guard-band write)" "$SSFUZZ_ASAN"
 
 # --- the Triton examples, on the CPU through Triton's interpreter ---
 if [ -n "$plain_py" ]; then
