@@ -331,7 +331,16 @@ void ss_replay_loaded(ss_replay_ctx *rc, const char *label, ss_replay_case_resul
     for (size_t i = 0; i < rc->opts.n_targets; i++) {
         const ss_target *t = rc->opts.targets[i];
         const int iso = (isolate && !strcmp(t->name, meta_name)) || (iso_engine && t->engine == iso_engine);
+        /* A default target that cannot take this kind of case (a kernel and a
+         * program) is left out, not reported unavailable: nothing was asked of it. */
+        if (rc->default_targets && ss_check_runs_programs(t) != (rc->c.program != NULL)) continue;
         if (t != mt) run_target(rc, label, t, -1, iso, r, &io);
+    }
+    if (r->runs == 0 && rc->c.program && r->exit_code == SS_EXIT_OK) {
+        fprintf(io.out, "%s: not run: a program case runs on program targets only, and none was named "
+                        "(-t torch:eager-cpu:program; regress runs those its expect block names)\n", label);
+        rc->n_not_run++;
+        goto done;
     }
     version_notes(rc, label, r, io.diag);
     size_t n_runs_ok = 0;

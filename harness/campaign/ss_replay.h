@@ -69,6 +69,7 @@ typedef struct ss_replay_ctx {
     ss_check_ctx check;
     int default_targets;       /* 1: no target was named: a plugin reproducer adds its own */
     size_t n_agree, n_mismatch, n_invalid, n_target_error;
+    size_t n_not_run;          /* program cases with no program target named: nothing ran */
 } ss_replay_ctx;
 
 void ss_replay_ctx_init(ss_replay_ctx *rc, const ss_replay_opts *o);

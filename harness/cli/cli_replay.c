@@ -203,15 +203,19 @@ int ss_cmd_replay(int argc, char **argv) {
             cJSON_AddNumberToObject(sum, "findings", (double)rc.n_mismatch) &&
             cJSON_AddNumberToObject(sum, "invalid", (double)rc.n_invalid) &&
             cJSON_AddNumberToObject(sum, "unavailable", (double)rc.n_target_error) &&
+            cJSON_AddNumberToObject(sum, "not_run", (double)rc.n_not_run) &&
             cJSON_AddNumberToObject(sum, "exit", exit_code))
             text = cJSON_Print(doc);
         if (text) puts(text);
         else fprintf(stderr, "ssfuzz replay: out of memory printing --json\n");
         free(text);
     } else {
-        printf("replayed %zu case%s: %zu agree, %zu with findings, %zu invalid, %zu unavailable\n",
+        printf("replayed %zu case%s: %zu agree, %zu with findings, %zu invalid, %zu unavailable",
                files.count, files.count == 1 ? "" : "s", rc.n_agree, rc.n_mismatch, rc.n_invalid,
                rc.n_target_error);
+        if (rc.n_not_run) printf(", %zu program case%s not run (no program target named)", rc.n_not_run,
+                                 rc.n_not_run == 1 ? "" : "s");
+        putchar('\n');
     }
     cJSON_Delete(doc);
     ss_replay_ctx_free(&rc);
