@@ -350,8 +350,9 @@ static int emit(FILE *f, const void *user) {
     fprintf(f, "# %c%s %s", who(kind)[0] == 'e' ? 'E' : who(kind)[0], who(kind) + 1, sym);
     if (step[0]) fprintf(f, ": `%.200s`", step);
     fprintf(f, " (%s, %s)\n\n", ss_dtype_name(c->dtype), str(ip->shown, "device") ? str(ip->shown, "device") : "cpu");
+    const int raised = str(ip->shown, "verdict") && !strcmp(str(ip->shown, "verdict"), "raised");
     fprintf(f, "A short program of in-place updates and views %s under %s%s", kind && !strcmp(kind, "eager") ? "is wrong" :
-            "is right in eager mode and wrong", who(kind), step[0] ? "" : ".\n");
+            raised ? "runs in eager mode and raises" : "is right in eager mode and wrong", who(kind), step[0] ? "" : ".\n");
     if (step[0]) fprintf(f, "; the first wrong step is program[%d], `%.200s`.\n", ip->diff.step, step);
     fputs("The expected result follows PyTorch's documented meaning, as eager computes it: every step reads all its "
           "operands before it writes (as if they were cloned), a view returned shares its base's storage, a computed "
