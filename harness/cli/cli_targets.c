@@ -31,11 +31,16 @@ int ss_cmd_targets(int argc, char **argv) {
         if (version) printf("# %s %s\n", engine->name, (ss_text_inert(version, shown, sizeof shown), shown));
     }
     const size_t n = ss_target_count();
+    /* Each reason is copied when asked: an engine may answer every target
+     * from one static buffer, so a pointer kept would read the last answer. */
+    static char reasons[512][768];
     const char *why[512];
     int note[512];   /* 1 + the note number of a reason two or more targets share; 0 none */
     size_t n_notes = 0;
     for (size_t i = 0; i < n && i < 512; i++) {
-        why[i] = ss_target_at(i)->unavailable(ss_target_at(i));
+        const char *r = ss_target_at(i)->unavailable(ss_target_at(i));
+        if (r) snprintf(reasons[i], sizeof reasons[i], "%s", r);
+        why[i] = r ? reasons[i] : NULL;
         note[i] = 0;
         for (size_t k = 0; k < i && why[i] && !note[i]; k++)
             if (why[k] && !strcmp(why[k], why[i])) {

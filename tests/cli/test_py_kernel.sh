@@ -80,7 +80,15 @@ if [ -z "$torch_py" ]; then echo "skip py-kernel runs: no python with torch (apt
 # Plain Python kernels run on whichever torch is there; Debian's (no Triton) first.
 export SSFUZZ_PYTHON=${plain_py:-$torch_py}
 
-# --- the plain Python example: found, minimized, replayed; its fix survives ---
+# --- the plain Python example: listed, found, minimized, replayed; its fix survives ---
+"$SSFUZZ" --py-kernel "$EX/plain_python.py" targets >"$tmp/targets" 2>&1
+grep -q "^plain_python:loop  *pykernel  *available$" "$tmp/targets" && grep -q "^plain_python:clone@cuda  *pykernel " \
+    "$tmp/targets" && pass "targets lists NAME:KERNEL and NAME:KERNEL@cuda, kind pykernel" \
+    || fail "targets" "$(grep plain_python "$tmp/targets")"
+if ! nvidia-smi >/dev/null 2>&1; then
+    grep -q "^plain_python:loop@cuda  *pykernel  *unavailable" "$tmp/targets" && pass "@cuda without a GPU: unavailable" \
+        || fail "@cuda unavailable" "$(grep 'plain_python:loop@cuda' "$tmp/targets")"
+fi
 "$SSFUZZ" --py-kernel "$EX/plain_python.py" fuzz -t plain_python:loop --seed 1 --cases 40 --minimize-time 10 -q \
     -o "$tmp/loop" >"$tmp/loop.out" 2>&1
 rc=$?
