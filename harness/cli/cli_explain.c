@@ -85,12 +85,47 @@ static const char *overlap_words(ss_overlap o) {
 }
 
 /* The program as Python lines (x and src as the case's views), and what the reference makes of it. */
+/* One printed Python line, broken after ", " inside brackets where it would
+ * pass 80 columns: still valid Python (an implicit continuation), indented
+ * four more than the line. A line with no such place is printed whole. */
+static void py_line(const char *line, size_t len) {
+    size_t indent = 0, start = 0, width = 0;
+    while (indent < len && line[indent] == ' ') indent++;
+    for (;;) {
+        size_t best = 0, depth = 0;
+        for (size_t i = start; i + 1 < len; i++) {
+            depth += line[i] == '(' || line[i] == '[';
+            depth -= depth && (line[i] == ')' || line[i] == ']');
+            if (depth && line[i] == ',' && line[i + 1] == ' ' && (width + i + 1 - start <= 80 || !best)) best = i + 1;
+        }
+        if (width + len - start <= 80 || !best) break;
+        printf("%*s%.*s\n", (int)width, "", (int)(best - start), line + start);
+        start = best + 1;   /* past the space */
+        width = indent + 4;
+    }
+    printf("%*s%.*s\n", (int)width, "", (int)(len - start), line + start);
+}
+
+static void print_program_lines(const ss_case *c, const ss_plan *p) {
+    char *text = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&text, &n);
+    if (!f) { ss_program_py_lines(stdout, c, p, "          "); return; }
+    ss_program_py_lines(f, c, p, "          ");
+    fclose(f);
+    for (char *line = text, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+        nl = strchr(line, '\n');
+        py_line(line, nl ? (size_t)(nl - line) : strlen(line));
+    }
+    free(text);
+}
+
 static void print_program(const ss_case *c, const ss_plan *p, const ss_pyexpr *e) {
     /* x and src as python's names for the views (x = x[1:]; a whole storage needs no line) */
     const char *first = "program:  ";
     if (!e || strcmp(e->target, e->x)) { printf("%sx = %s\n", first, e ? e->target : "the input view"); first = "          "; }
     printf("%ssrc = %s\n", first, e ? e->rhs : "the src view");
-    ss_program_py_lines(stdout, c, p, "          ");
+    print_program_lines(c, p);
     ss_prog_result r;
     char line[400];
     switch (ss_prog_ref_check(c, p, &r)) {

@@ -197,7 +197,13 @@ while IFS=$'\t' read -r file name; do
 import sys
 from program_examples import EXAMPLES
 want = [l.strip() for l in EXAMPLES[int(sys.argv[2][1:3])][1].splitlines()[1:]]
-got = [l.strip().replace("program:", "", 1).strip() for l in open(sys.argv[1]).read().splitlines()]
+raw = [l.strip().replace("program:", "", 1).strip() for l in open(sys.argv[1]).read().splitlines()]
+got, held = [], ""          # explain breaks a long line inside brackets: join it back
+for l in raw:
+    held = held + " " + l if held else l
+    if held.count("(") + held.count("[") <= held.count(")") + held.count("]"):
+        got.append(held)
+        held = ""
 runs = [got[i:i + len(want)] for i in range(len(got))]
 sys.exit(0 if want in runs else 1)
 PYEOF
