@@ -14,6 +14,8 @@
 
 /* Python source that follows the case's constants and programs (DTYPE,
  * INPUT_VIEW, ..., MODE, FORM, DEVICE, SHARED_SOURCE, PROGRAMS, one function per spelling). */
+/* The Python both exported scripts share (ss_export_common_body.c), emitted before either body. */
+extern const char ss_export_common_body[];
 extern const char ss_export_torch_body[];
 
 /* How user code writes the in-place update (the torch engine's names), NULL-terminated:
