@@ -570,21 +570,32 @@ def run_case(buf, progress):
         finally:
             if new:
                 progress(0)
-        if device != "cpu":
-            cpu_st, cpu_sst = storages(c, buf, c.data_at, dtype, "cpu")
-            cpu_st.copy_(st)
-            if cpu_sst is not None:
-                cpu_sst.copy_(sst)
+        copy_back(c, buf, dtype, device, st, sst)
     except Exception as exc:
-        buf[c.data_at:] = initial
-        replace = ST_REPLACE if device != "cpu" else 0
-        if not compiled:
-            status = ST_REFUSED if is_refusal(exc) else ST_EXCEPTION
-            return status | replace, first_line(exc), None
-        status, message = judge_compiled_exception(
-            c, initial, exc, dtype, device, lambda st, sst: execute(c, p, make_program(p), st, sst))
-        return status | replace, message, None
+        return judged(c, buf, initial, exc, dtype, device, compiled,
+                      lambda st, sst: execute(c, p, make_program(p), st, sst))
     return ST_OK, "", memoryview(buf)[c.data_at:]
+
+
+def copy_back(c, buf, dtype, device, st, sst):
+    """A device run's final storages into the frame's bytes (on the CPU the
+    storages are those bytes already)."""
+    if device != "cpu":
+        cpu_st, cpu_sst = storages(c, buf, c.data_at, dtype, "cpu")
+        cpu_st.copy_(st)
+        if cpu_sst is not None:
+            cpu_sst.copy_(sst)
+
+
+def judged(c, buf, initial, exc, dtype, device, compiled, eager_run):
+    """PyTorch raised: the storages as they were, and the verdict by cause
+    (eager: refused or an error; compiled: judged against eager_run)."""
+    buf[c.data_at:] = initial
+    replace = ST_REPLACE if device != "cpu" else 0
+    if not compiled:
+        return (ST_REFUSED if is_refusal(exc) else ST_EXCEPTION) | replace, first_line(exc), None
+    status, message = judge_compiled_exception(c, initial, exc, dtype, device, eager_run)
+    return status | replace, message, None
 
 
 def judge_compiled_exception(c, initial, exc, dtype, device, eager):
@@ -698,24 +709,14 @@ def run_program_case(c, buf, dtype, device, progress):
             if new:
                 progress(0)
     except Exception as exc:
-        buf[c.data_at:] = initial
-        replace = ST_REPLACE if device != "cpu" else 0
-        if not compiled:
-            status = ST_REFUSED if is_refusal(exc) else ST_EXCEPTION
-            return status | replace, first_line(exc), None
-        status, message = judge_compiled_exception(
-            c, initial, exc, dtype, device, lambda st, sst: SHARED.run(torch, fn, *program_inputs(c, st, sst)))
-        return status | replace, message, None
+        return judged(c, buf, initial, exc, dtype, device, compiled,
+                      lambda st, sst: SHARED.run(torch, fn, *program_inputs(c, st, sst)))
     try:
         # Reading the results is the worker's own code, not PyTorch's: a
         # failure here is the worker's error, never a verdict on the program.
         parts, notes = pack_returns(SHARED.describe_returns(torch, returned, st, sst), returned, st, sst,
                                     FAULTS.alias_flip(c))
-        if device != "cpu":
-            cpu_st, cpu_sst = storages(c, buf, c.data_at, dtype, "cpu")
-            cpu_st.copy_(st)
-            if cpu_sst is not None:
-                cpu_sst.copy_(sst)
+        copy_back(c, buf, dtype, device, st, sst)
     except Exception as exc:
         buf[c.data_at:] = initial
         return ST_ERROR | ST_REPLACE, "worker: reading the program's results: %s" % first_line(exc), None
@@ -770,7 +771,10 @@ def kernel_fn(path, kernel):
 def kernel_probe(payload):
     """PROBE "pykernel\0PATH\0KERNEL\0DEVICE": "ok" (and Triton's version when
     the module imported it) when the kernel can run, else why not."""
-    _, path, kernel, device = bytes(payload).decode("utf-8", "surrogateescape").split("\0")[:4]
+    words = bytes(payload).decode("utf-8", "surrogateescape").split("\0")
+    if len(words) != 4:
+        return "worker: a kernel PROBE has %d words, not 4" % len(words)
+    _, path, kernel, device = words
     fn, why = kernel_fn(path, kernel)
     if fn is None:
         return why
