@@ -125,7 +125,10 @@ def tensor_bytes(torch, t):
     for resolve in ("resolve_conj", "resolve_neg"):
         if hasattr(t, resolve):
             t = getattr(t, resolve)()
-    flat = t.reshape(-1).contiguous().view(torch.uint8).cpu()
+    # A fresh 1-D copy: reshape/contiguous may keep a size-1 dim's odd stride,
+    # which .view(uint8) refuses across element sizes on some releases.
+    flat = torch.empty(t.numel(), dtype=t.dtype, device=t.device).copy_(t.reshape(-1))
+    flat = flat.view(torch.uint8).cpu()
     out = bytearray(flat.numel())
     if out:
         torch.frombuffer(out, dtype=torch.uint8).copy_(flat)

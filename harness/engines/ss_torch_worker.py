@@ -719,7 +719,8 @@ def run_program_case(c, buf, dtype, device, progress):
         copy_back(c, buf, dtype, device, st, sst)
     except Exception as exc:
         buf[c.data_at:] = initial
-        return ST_ERROR | ST_REPLACE, "worker: reading the program's results: %s" % first_line(exc), None
+        replace = ST_REPLACE if device != "cpu" else 0   # on a GPU the error may be sticky
+        return ST_ERROR | replace, "worker: reading the program's results: %s" % first_line(exc), None
     return ST_OK, notes, [memoryview(buf)[c.data_at:]] + parts
 
 
