@@ -65,6 +65,10 @@ int ss_case_save_atomic(const char *path, const ss_case *c, ss_error *err);
  * are exact, hex bit patterns ("0x...", the element's bytes as a little-endian
  * integer) otherwise; complex as [re, im] or a hex string. */
 struct cJSON *ss_values_to_json(ss_dtype t, const uint8_t *bytes, int64_t n);
+/* The case format's integers, written exactly (raw, not through a double):
+ * used by the case writer and the program writer (ss_program_json.c). */
+struct cJSON *ss_json_add_int64(struct cJSON *obj, const char *key, int64_t v);
+struct cJSON *ss_json_int64_array(const int64_t *v, int n);
 int ss_values_from_json(ss_dtype t, const struct cJSON *arr, uint8_t *out, int64_t n,
                         const char *field, ss_error *err);
 /* The same from the text of a JSON array ("[...]", len bytes through its

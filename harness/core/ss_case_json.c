@@ -437,13 +437,13 @@ int ss_case_load(const char *path, ss_case *out, ss_error *err) {
 
 /* Integers go out as raw text: cJSON's own %1.15g would round 2^53 and other
  * 16-digit values. Raw items only ever live inside the tree we print here. */
-static cJSON *add_int(cJSON *obj, const char *key, int64_t v) {
+cJSON *ss_json_add_int64(cJSON *obj, const char *key, int64_t v) {
     char buf[32];
     snprintf(buf, sizeof buf, "%" PRId64, v);
     return cJSON_AddRawToObject(obj, key, buf);
 }
 
-static cJSON *int_array(const int64_t *v, int n) {
+cJSON *ss_json_int64_array(const int64_t *v, int n) {
     cJSON *arr = cJSON_CreateArray();
     char buf[32];
     for (int i = 0; arr && i < n; i++) {
@@ -458,10 +458,10 @@ static cJSON *int_array(const int64_t *v, int n) {
 static int add_view(cJSON *root, const char *key, const char *storage, const ss_view *v) {
     cJSON *o = cJSON_AddObjectToObject(root, key);
     if (!o || (storage && !cJSON_AddStringToObject(o, "storage", storage)) ||
-        !add_int(o, "offset", v->offset))
+        !ss_json_add_int64(o, "offset", v->offset))
         return -1;
     const int n = v->ndim < 0 ? 0 : v->ndim > SS_MAX_NDIM ? SS_MAX_NDIM : v->ndim;
-    cJSON *sizes = int_array(v->sizes, n), *strides = int_array(v->strides, n);
+    cJSON *sizes = ss_json_int64_array(v->sizes, n), *strides = ss_json_int64_array(v->strides, n);
     if (!sizes || !strides) { cJSON_Delete(sizes); cJSON_Delete(strides); return -1; }
     cJSON_AddItemToObject(o, "sizes", sizes);
     cJSON_AddItemToObject(o, "strides", strides);
@@ -470,11 +470,11 @@ static int add_view(cJSON *root, const char *key, const char *storage, const ss_
 
 static int add_numel(cJSON *root, const char *key, int64_t numel) {
     cJSON *o = cJSON_AddObjectToObject(root, key);
-    return o && add_int(o, "numel", numel) ? 0 : -1;
+    return o && ss_json_add_int64(o, "numel", numel) ? 0 : -1;
 }
 
 static int add_bound(cJSON *root, const char *key, int has, int64_t v) {
-    return (has ? add_int(root, key, v) : cJSON_AddNullToObject(root, key)) ? 0 : -1;
+    return (has ? ss_json_add_int64(root, key, v) : cJSON_AddNullToObject(root, key)) ? 0 : -1;
 }
 
 static int add_copy(cJSON *root, const char *key, const cJSON *item) {
@@ -488,16 +488,16 @@ static int add_copy(cJSON *root, const char *key, const cJSON *item) {
 static int build_tree(cJSON *root, const ss_case *c) {
     const ss_op *op = &c->op;
     if (!cJSON_AddStringToObject(root, "format", FORMAT_NAME) ||
-        !add_int(root, "version", FORMAT_VERSION) ||
+        !ss_json_add_int64(root, "version", FORMAT_VERSION) ||
         !cJSON_AddStringToObject(root, "dtype", ss_dtype_name(c->dtype)) ||
         add_numel(root, "storage", op->input_storage_numel) ||
         (!op->src_aliased && add_numel(root, "src_storage", op->src_storage_numel)) ||
         add_view(root, "input", NULL, &op->input) ||
         add_view(root, "src", op->src_aliased ? "input" : "separate", &op->src) ||
-        !add_int(root, "dim", op->dim) ||
+        !ss_json_add_int64(root, "dim", op->dim) ||
         add_bound(root, "start", op->has_start, op->start) ||
         add_bound(root, "end", op->has_end, op->end) ||
-        !add_int(root, "step", op->step))
+        !ss_json_add_int64(root, "step", op->step))
         return -1;
     if (c->explicit_values) {
         cJSON *vals = cJSON_AddObjectToObject(root, "values");

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cjson/cJSON.h>
+#include "ss_case.h"
 #include "ss_program.h"
 
 typedef char path_t[sizeof(((ss_error *)0)->field)];
@@ -404,26 +405,10 @@ int ss_program_from_json(const cJSON *arr, ss_program **out, ss_error *err) {
 
 /* ---- writer --------------------------------------------------------------- */
 
-static int add_int(cJSON *o, const char *key, int64_t v) {
-    char buf[32];
-    snprintf(buf, sizeof buf, "%" PRId64, v);
-    return cJSON_AddRawToObject(o, key, buf) ? 0 : -1;
-}
-
-static cJSON *int_list(const int64_t *v, int n) {
-    cJSON *arr = cJSON_CreateArray();
-    char buf[32];
-    for (int i = 0; arr && i < n; i++) {
-        snprintf(buf, sizeof buf, "%" PRId64, v[i]);
-        cJSON *e = cJSON_CreateRaw(buf);
-        if (!e) { cJSON_Delete(arr); return NULL; }
-        cJSON_AddItemToArray(arr, e);
-    }
-    return arr;
-}
+static int add_int(cJSON *o, const char *key, int64_t v) { return ss_json_add_int64(o, key, v) ? 0 : -1; }
 
 static int add_list(cJSON *o, const char *key, const int64_t *v, int n) {
-    cJSON *l = int_list(v, n);
+    cJSON *l = ss_json_int64_array(v, n);
     if (!l) return -1;
     cJSON_AddItemToObject(o, key, l);
     return 0;
@@ -480,7 +465,7 @@ static int add_index_put(cJSON *o, const ss_program *p, const ss_step *s) {
     cJSON *lists = cJSON_AddArrayToObject(o, "indices");
     if (!lists) return -1;
     for (int k = 0; k < s->nidx; k++) {
-        cJSON *l = int_list(s->idx + (size_t)k * (size_t)s->idx_len, s->idx_len);
+        cJSON *l = ss_json_int64_array(s->idx + (size_t)k * (size_t)s->idx_len, s->idx_len);
         if (!l) return -1;
         cJSON_AddItemToArray(lists, l);
     }
