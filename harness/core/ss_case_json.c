@@ -437,24 +437,6 @@ int ss_case_load(const char *path, ss_case *out, ss_error *err) {
 
 /* Integers go out as raw text: cJSON's own %1.15g would round 2^53 and other
  * 16-digit values. Raw items only ever live inside the tree we print here. */
-cJSON *ss_json_add_int64(cJSON *obj, const char *key, int64_t v) {
-    char buf[32];
-    snprintf(buf, sizeof buf, "%" PRId64, v);
-    return cJSON_AddRawToObject(obj, key, buf);
-}
-
-cJSON *ss_json_int64_array(const int64_t *v, int n) {
-    cJSON *arr = cJSON_CreateArray();
-    char buf[32];
-    for (int i = 0; arr && i < n; i++) {
-        snprintf(buf, sizeof buf, "%" PRId64, v[i]);
-        cJSON *e = cJSON_CreateRaw(buf);
-        if (!e) { cJSON_Delete(arr); return NULL; }
-        cJSON_AddItemToArray(arr, e);
-    }
-    return arr;
-}
-
 static int add_view(cJSON *root, const char *key, const char *storage, const ss_view *v) {
     cJSON *o = cJSON_AddObjectToObject(root, key);
     if (!o || (storage && !cJSON_AddStringToObject(o, "storage", storage)) ||
