@@ -122,13 +122,8 @@ static void emit(FILE *f, const ss_case *c, const ss_plan *p, const uint8_t *in,
           "# dynamic=True; and the automatic switch to dynamic shapes (a first call on another size).\n"
           "# One verdict line per run. Exit: the worst of 1 differ (or a compiled run raised where\n"
           "# eager runs), 2 error, 3 refused (PyTorch's overlap check), 0 agree.\n"
-          "# usage: python3 SCRIPT [--mode M] [--device D] [--stage] [--expected-out F] [--actual-out F]\n"
-          "import argparse\nimport collections\nimport itertools\nimport json\nimport os\nimport sys\n"
-          "import platform\nimport tempfile\nimport types\n\nimport torch\n\n", f);
-    fprintf(f, "DTYPE = torch.%s\nELEM_SIZE = %zu\n", ss_export_torch_dtype(c->dtype), op->elem_size);
-    ss_export_py_view(f, "INPUT_VIEW", &op->input);
-    ss_export_py_view(f, "SRC_VIEW", &op->src);
-    fprintf(f, "SRC_ALIASED = %s\n", op->src_aliased ? "True" : "False");
+          "# usage: python3 SCRIPT [--mode M] [--device D] [--stage] [--expected-out F] [--actual-out F]\n", f);
+    ss_export_py_case_views(f, c);
     ss_export_py_bytes(f, "INPUT_BYTES", in, (size_t)op->input_storage_numel * op->elem_size);
     if (op->src_aliased) fputs("SRC_BYTES = None\n", f);
     else ss_export_py_bytes(f, "SRC_BYTES", src, (size_t)op->src_storage_numel * op->elem_size);

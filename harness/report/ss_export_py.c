@@ -70,6 +70,16 @@ void ss_export_py_string(FILE *f, const char *s) {
     fputc('\'', f);
 }
 
+void ss_export_py_case_views(FILE *f, const ss_case *c) {
+    const ss_op *op = &c->op;
+    fputs("import argparse\nimport collections\nimport itertools\nimport json\nimport os\nimport sys\n"
+          "import platform\nimport tempfile\nimport types\n\nimport torch\n\n", f);
+    fprintf(f, "DTYPE = torch.%s\nELEM_SIZE = %zu\n", ss_export_torch_dtype(c->dtype), op->elem_size);
+    ss_export_py_view(f, "INPUT_VIEW", &op->input);
+    ss_export_py_view(f, "SRC_VIEW", &op->src);
+    fprintf(f, "SRC_ALIASED = %s\n", op->src_aliased ? "True" : "False");
+}
+
 void ss_export_py_head(FILE *f, const ss_case *c, const char *label) {
     fputs("#!/usr/bin/env python3\n", f);
     ss_export_py_comment(f, "ssfuzz " SS_VERSION " export --torch of ", label ? label : "a case");

@@ -25,6 +25,9 @@ void ss_export_py_string(FILE *f, const char *s);
 /* The script's first lines: the shebang, what it reproduces (label), and the case's
  * meta (title, upstream, found_by, target, schedule, signature) as comments. */
 void ss_export_py_head(FILE *f, const ss_case *c, const char *label);
+/* The imports both scripts use, then the case's dtype, element size, both
+ * views and whether src aliases the input, as Python constants. */
+void ss_export_py_case_views(FILE *f, const ss_case *c);
 /* torch's name of a dtype ("float32"). */
 const char *ss_export_torch_dtype(ss_dtype t);
 

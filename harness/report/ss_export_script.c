@@ -143,13 +143,8 @@ static void emit(FILE *f, const ss_case *c, const ss_plan *p, const uint8_t *in,
           "# Exit: the worst of 1 differ (or a compiled run raised where eager runs, or an invalid\n"
           "# case ran), 2 error, 3 refused (PyTorch's overlap check), 0 agree.\n"
           "# usage: python3 SCRIPT [--mode M] [--form F] [--device D] [--spelling S] [--stage]\n"
-          "#                       [--expected-out F] [--actual-out F]\n"
-          "import argparse\nimport collections\nimport itertools\nimport json\nimport os\nimport sys\n"
-          "import platform\nimport tempfile\nimport types\n\nimport torch\n\n", f);
-    fprintf(f, "DTYPE = torch.%s\nELEM_SIZE = %zu\n", ss_export_torch_dtype(c->dtype), op->elem_size);
-    ss_export_py_view(f, "INPUT_VIEW", &op->input);
-    ss_export_py_view(f, "SRC_VIEW", &op->src);
-    fprintf(f, "SRC_ALIASED = %s\n", op->src_aliased ? "True" : "False");
+          "#                       [--expected-out F] [--actual-out F]\n", f);
+    ss_export_py_case_views(f, c);
     fprintf(f, "DIM = %" PRId64 "\nSTART = ", op->dim);
     py_opt(f, op->has_start, op->start);
     fputs("\nEND = ", f);
