@@ -126,14 +126,11 @@ static int unrun_verdict(ss_run_status st, ss_check_result *res) {
     }
 }
 
-/* A program case on a program target: storages, returned values and their
- * aliasing against the program's reference. */
-static void check_program(ss_check_ctx *ctx, const ss_plan *plan, ss_run_status ref_status, const ss_target *t,
-                          const ss_run_opts *o, ss_check_result *res) {
-    ss_prog_actual act;
-    memset(&act, 0, sizeof act);
-    const ss_run_status st = t->engine->run_program(t, ctx->c, plan, &ctx->tgt_in, &ctx->tgt_src, o, &act,
-                                                    res->why, sizeof res->why);
+/* A program case's run on a program target (status st, returned values in
+ * act) judged: storages, returned values and their aliasing against the
+ * program's reference. */
+static void judge_program(ss_check_ctx *ctx, const ss_plan *plan, ss_run_status ref_status, ss_run_status st,
+                          ss_prog_actual *act, ss_storage *tin, ss_storage *tsrc, ss_check_result *res) {
     make_inert(res);
     if (unrun_verdict(st, res)) return;
     if (st == SS_RUN_REJECTED) { res->verdict = SS_REJECTED_BY_TARGET; return; }
@@ -141,10 +138,10 @@ static void check_program(ss_check_ctx *ctx, const ss_plan *plan, ss_run_status 
     /* The reference refuses (PyTorch raises) and the target ran the program:
      * the reference has no answer to hold it to. */
     if (ref_status != SS_RUN_OK) return;
-    act.in = &ctx->tgt_in;
-    act.src = &ctx->tgt_src;
+    act->in = tin;
+    act->src = tsrc;
     ss_prog_diff d;
-    if (!ss_prog_compare(ctx->c, &ctx->prog_ref, &ctx->ref_in, &ctx->ref_src, &act, &d)) return;
+    if (!ss_prog_compare(ctx->c, &ctx->prog_ref, &ctx->ref_in, &ctx->ref_src, act, &d)) return;
     ss_prog_ref_blame(ctx->c, plan, &ctx->init_in, &ctx->init_src, &d);
     char text[512 + sizeof res->why];
     ss_prog_diff_format(ctx->program, &d, text, 512);
@@ -159,33 +156,10 @@ static void check_program(ss_check_ctx *ctx, const ss_plan *plan, ss_run_status 
     res->verdict = d.guard_corrupt ? SS_GUARD_WRITE : SS_MISMATCH;
 }
 
-void ss_check_target(ss_check_ctx *ctx, const ss_plan *plan, ss_run_status ref_status,
-                     const ss_target *t, const ss_run_opts *opts, ss_check_result *res) {
-    if (ctx->program && !ss_check_runs_programs(t)) {
-        memset(res, 0, sizeof *res);
-        res->verdict = SS_TARGET_UNAVAILABLE;
-        res->ref_status = ref_status;
-        res->program = 1;
-        snprintf(res->why, sizeof res->why, "%s", SS_CHECK_NOT_APPLICABLE);
-        return;
-    }
-    /* Everything zero but the reason text, which only needs its terminator;
-     * the diff is zeroed by ss_compare, or below where it is not called. */
-    res->verdict = SS_AGREE;
-    res->ref_status = ref_status;
-    res->why[0] = '\0';
-    res->program = ctx->program != NULL;
-    ss_storage_copy(&ctx->tgt_in, &ctx->init_in);
-    ss_storage_copy(&ctx->tgt_src, &ctx->init_src);
-    ss_run_opts o = {SS_SCHED_FORWARD, 1, 0};
-    if (opts) o = *opts;
-    o.dtype = ctx->dtype;
-    if (ctx->program) {
-        memset(&res->diff, 0, sizeof res->diff);
-        check_program(ctx, plan, ref_status, t, &o, res);
-        return;
-    }
-    const ss_run_status st = t->run(t, plan, &ctx->tgt_in, &ctx->tgt_src, &o, res->why, sizeof res->why);
+/* A single write's run (status st, final storages tin, tsrc) judged
+ * against the prepared reference. */
+static void judge_write(ss_check_ctx *ctx, const ss_plan *plan, ss_run_status ref_status, ss_run_status st,
+                        ss_storage *tin, ss_storage *tsrc, ss_check_result *res) {
     make_inert(res);
     const int compared = (st == SS_RUN_OK || st == SS_RUN_FLAKY || st == SS_RUN_REJECTED) &&
                          (st == SS_RUN_REJECTED) == (ref_status == SS_RUN_REJECTED);
@@ -196,13 +170,12 @@ void ss_check_target(ss_check_ctx *ctx, const ss_plan *plan, ss_run_status ref_s
     case SS_RUN_REJECTED:
         if (ref_status != SS_RUN_REJECTED) { res->verdict = SS_REJECTED_BY_TARGET; return; }
         /* Both refused: agreement, provided the target left everything as it was. */
-        ss_compare(plan, &ctx->init_in, &ctx->init_src, &ctx->tgt_in, &ctx->tgt_src, &res->diff);
+        ss_compare(plan, &ctx->init_in, &ctx->init_src, tin, tsrc, &res->diff);
         break;
     case SS_RUN_OK: case SS_RUN_FLAKY:
         if (ref_status == SS_RUN_REJECTED) { res->verdict = SS_ACCEPTED_INVALID; return; }
-        if (ss_compare(plan, &ctx->ref_in, &ctx->ref_src, &ctx->tgt_in, &ctx->tgt_src, &res->diff))
-            ss_compare_nan_pairs(plan, ctx->dtype, &ctx->ref_in, &ctx->ref_src, &ctx->tgt_in, &ctx->tgt_src,
-                                 &res->diff);
+        if (ss_compare(plan, &ctx->ref_in, &ctx->ref_src, tin, tsrc, &res->diff))
+            ss_compare_nan_pairs(plan, ctx->dtype, &ctx->ref_in, &ctx->ref_src, tin, tsrc, &res->diff);
         break;
     }
     res->diff.value_type = ctx->value_type;
@@ -212,6 +185,95 @@ void ss_check_target(ss_check_ctx *ctx, const ss_plan *plan, ss_run_status ref_s
                  : only_nans ? SS_NAN_PAYLOAD
                  : res->diff.count ? SS_MISMATCH
                  : st == SS_RUN_FLAKY ? SS_FLAKY : SS_AGREE;
+}
+
+/* Starts a check of t: res cleared, the run options with the case's dtype. 0, or 1 when the
+ * case is a program and t does not run programs (res says so: done). */
+static int begin(ss_check_ctx *ctx, ss_run_status ref_status, const ss_target *t, const ss_run_opts *opts,
+                 ss_run_opts *o, ss_check_result *res) {
+    if (ctx->program && !ss_check_runs_programs(t)) {
+        memset(res, 0, sizeof *res);
+        res->verdict = SS_TARGET_UNAVAILABLE;
+        res->ref_status = ref_status;
+        res->program = 1;
+        snprintf(res->why, sizeof res->why, "%s", SS_CHECK_NOT_APPLICABLE);
+        return 1;
+    }
+    /* Everything zero but the reason text, which only needs its terminator;
+     * the diff is zeroed by ss_compare, or where it is not called. */
+    res->verdict = SS_AGREE;
+    res->ref_status = ref_status;
+    res->why[0] = '\0';
+    res->program = ctx->program != NULL;
+    if (ctx->program) memset(&res->diff, 0, sizeof res->diff);
+    *o = (ss_run_opts){SS_SCHED_FORWARD, 1, 0};
+    if (opts) *o = *opts;
+    o->dtype = ctx->dtype;
+    return 0;
+}
+
+void ss_check_target(ss_check_ctx *ctx, const ss_plan *plan, ss_run_status ref_status,
+                     const ss_target *t, const ss_run_opts *opts, ss_check_result *res) {
+    ss_run_opts o;
+    if (begin(ctx, ref_status, t, opts, &o, res)) return;
+    ss_storage_copy(&ctx->tgt_in, &ctx->init_in);
+    ss_storage_copy(&ctx->tgt_src, &ctx->init_src);
+    if (ctx->program) {
+        ss_prog_actual act;
+        memset(&act, 0, sizeof act);
+        const ss_run_status st = t->engine->run_program(t, ctx->c, plan, &ctx->tgt_in, &ctx->tgt_src, &o, &act,
+                                                        res->why, sizeof res->why);
+        judge_program(ctx, plan, ref_status, st, &act, &ctx->tgt_in, &ctx->tgt_src, res);
+        return;
+    }
+    const ss_run_status st = t->run(t, plan, &ctx->tgt_in, &ctx->tgt_src, &o, res->why, sizeof res->why);
+    judge_write(ctx, plan, ref_status, st, &ctx->tgt_in, &ctx->tgt_src, res);
+}
+
+/* Target storages of a batch's runs, one pair per run: a case may run in
+ * one batch under several schedules. Per process, grown to the largest. */
+static ss_storage batch_in[SS_CHECK_MAX_BATCH], batch_src[SS_CHECK_MAX_BATCH];
+
+void ss_check_batch(ss_check_ctx *const *ctxs, const ss_plan *const *plans, const ss_run_status *refs,
+                    const ss_run_opts *opts, size_t n, const ss_target *t, ss_check_result *res) {
+    ss_batch_item items[SS_CHECK_MAX_BATCH];
+    ss_prog_actual acts[SS_CHECK_MAX_BATCH];
+    size_t at[SS_CHECK_MAX_BATCH], k = 0;
+    if (n > SS_CHECK_MAX_BATCH) n = SS_CHECK_MAX_BATCH;   /* callers never pass more */
+    for (size_t i = 0; i < n; i++) {
+        ss_run_opts o;
+        ss_check_ctx *ctx = ctxs[i];
+        if (begin(ctx, refs[i], t, &opts[i], &o, &res[i])) continue;
+        if (ss_storage_reserve(&batch_in[k], ctx->init_in.bytes, SS_GUARD_DEFAULT) ||
+            ss_storage_reserve(&batch_src[k], ctx->init_src.bytes, SS_GUARD_DEFAULT)) {
+            res[i].verdict = SS_ERROR;   /* counted, never a finding: this process ran out of memory */
+            snprintf(res[i].why, sizeof res[i].why, "out of memory for a batch's storages");
+            continue;
+        }
+        ss_storage_copy(&batch_in[k], &ctx->init_in);
+        ss_storage_copy(&batch_src[k], &ctx->init_src);
+        memset(&acts[k], 0, sizeof acts[k]);
+        items[k] = (ss_batch_item){ctx->c, plans[i], &batch_in[k], &batch_src[k], o,
+                                   ctx->program ? &acts[k] : NULL, SS_RUN_OK, res[i].why, sizeof res[i].why};
+        at[k++] = i;
+    }
+    if (k > 1 && ss_target_batch_limit(t) > 1) {
+        t->engine->run_batch(t, items, k);
+    } else {
+        for (size_t j = 0; j < k; j++) {
+            ss_batch_item *it = &items[j];
+            it->status = it->act ? t->engine->run_program(t, it->c, it->plan, it->input, it->src, &it->opts, it->act,
+                                                          it->why, it->why_len)
+                                 : t->run(t, it->plan, it->input, it->src, &it->opts, it->why, it->why_len);
+        }
+    }
+    for (size_t j = 0; j < k; j++) {
+        const size_t i = at[j];
+        if (items[j].act)
+            judge_program(ctxs[i], plans[i], refs[i], items[j].status, items[j].act, &batch_in[j], &batch_src[j], &res[i]);
+        else
+            judge_write(ctxs[i], plans[i], refs[i], items[j].status, &batch_in[j], &batch_src[j], &res[i]);
+    }
 }
 
 const char *ss_check_stage(ss_check_ctx *ctx, const ss_plan *plan, ss_run_status ref_status,

@@ -83,6 +83,15 @@ int ss_check_prepare(ss_check_ctx *ctx, const ss_case *c, const ss_plan *plan,
  * program agrees (the reference has no answer to hold it to). */
 void ss_check_target(ss_check_ctx *ctx, const ss_plan *plan, ss_run_status ref_status,
                      const ss_target *t, const ss_run_opts *opts, ss_check_result *res);
+/* ss_check_target on n runs at once: run i is the prepared case of ctxs[i]
+ * (its plan, reference status) under opts[i]; a case may appear more than
+ * once (under several schedules). Run together where t's engine runs
+ * batches (ss_target_batch_limit > 1: one compile for all), else one by
+ * one; res[i] is run i's verdict, judged as alone. The runs' final storages
+ * are the batch's own (ctx->tgt_* untouched). At most SS_CHECK_MAX_BATCH. */
+#define SS_CHECK_MAX_BATCH 128
+void ss_check_batch(ss_check_ctx *const *ctxs, const ss_plan *const *plans, const ss_run_status *refs,
+                    const ss_run_opts *opts, size_t n, const ss_target *t, ss_check_result *res);
 /* 1 when t runs program cases (its engine's runs_programs hook). */
 int ss_check_runs_programs(const ss_target *t);
 #define SS_CHECK_NOT_APPLICABLE "not applicable: program cases run on program targets only (torch:MODE:program)"

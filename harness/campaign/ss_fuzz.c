@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "ss_batch.h"
 #include "ss_check.h"
 #include "ss_confirm.h"
 #include "ss_fuzz.h"
@@ -26,6 +27,7 @@ typedef struct fz_slot {
     int phase;                 /* 0 idle, 1 checking, 2 minimizing */
     int target, sched, verdict;
     int stop;                  /* set by the parent: finish the current case and report */
+    uint64_t batches, batched_cases;   /* batched target runs, and the cases they ran */
     uint64_t size_cases[SS_SIZE_CLASS_COUNT];   /* cases finished per size class */
     int64_t size_ns[SS_SIZE_CLASS_COUNT];       /* and the time they took (checks, minimizing) */
 } fz_slot;
@@ -97,6 +99,7 @@ typedef struct fz_worker_state {
     fz_slot *slot;
     int res_fd;
     ss_check_ctx ctx, mctx;    /* campaign and minimization buffers, reused */
+    struct fz_group *group;    /* cases run together (batches); NULL until a target batches */
     uint64_t seen[1024];       /* pre-minimization signatures already handled */
     uint64_t fault_index;      /* test hook (SSFUZZ_TEST_FAULT=crash:N / hang:N / full:N, the
                                   last: reproducers of cases >= N cannot be written) */
@@ -236,6 +239,68 @@ static void count_unfound(fz_worker_state *w, const ss_plan *plan, const ss_targ
     }
 }
 
+/* Whether v is a finding (else agreement, or a run counted only). */
+static int is_finding(const ss_fuzz_config *cfg, ss_verdict v) {
+    switch (v) {
+    case SS_AGREE: case SS_TARGET_UNAVAILABLE: case SS_ERROR: case SS_NAN_PAYLOAD: return 0;
+    case SS_REFUSED: return cfg->refusal_is_finding;
+    default: return 1;
+    }
+}
+
+/* Counts the runs that are no finding: a refusal (kept as a finding too
+ * with --refusal-is-finding), an error, a NaN-bits-only difference. */
+static void count_run(fz_worker_state *w, const ss_plan *plan, const ss_target *t, const ss_check_result *res) {
+    if (res->verdict == SS_REFUSED) STORE(w->slot->refused, w->slot->refused + 1);
+    if (res->verdict == SS_ERROR || res->verdict == SS_NAN_PAYLOAD) count_unfound(w, plan, t, res);
+}
+
+static void start_run(fz_worker_state *w, int ti, int s, int64_t budget_ns) {
+    STORE(w->slot->target, ti);
+    STORE(w->slot->sched, s);
+    STORE(w->slot->budget_ns, budget_ns);
+    STORE(w->slot->started_ns, now_ns());
+}
+
+/* The test hook SSFUZZ_TEST_FAULT=crash:N / hang:N on case N. */
+static void maybe_fault(fz_worker_state *w, uint64_t index) {
+    if (w->fault && w->fault != 3 && index == w->fault_index) {
+        if (w->fault == 1) raise(SIGSEGV);
+        for (;;) pause();
+    }
+}
+
+/* The schedules of t that case `plan` runs under: [first, *last]. */
+static int schedules_for(const ss_fuzz_config *cfg, const ss_target *t, const ss_plan *plan, int *first, int *last) {
+    if (ss_fuzz_schedules(cfg, t, first, last)) return -1;
+    /* Where every schedule gives one result, the others would rerun the
+     * same code on the same storages: one run stands for all. */
+    if (*last > *first && ss_target_schedules_agree(t, plan)) *last = *first;
+    return 0;
+}
+
+/* Runs the prepared case on target ti, schedule by schedule, up to its first finding. */
+static void check_on_target(fz_worker_state *w, ss_check_ctx *ctx, const ss_case *c, const ss_plan *plan,
+                            ss_run_status ref, uint64_t index, int ti) {
+    const ss_target *t = w->cfg->targets[ti];
+    int first, last;
+    if (schedules_for(w->cfg, t, plan, &first, &last)) return;
+    for (int s = first; s <= last; s++) {
+        const ss_run_opts ro = {s, 1, 0};
+        start_run(w, ti, s, 0);
+        maybe_fault(w, index);
+        ss_check_result res;
+        ss_check_target(ctx, plan, ref, t, &ro, &res);
+        /* A sticky CUDA error leaves this worker's context unusable: end it with
+         * the case in its slot; the parent records the finding and respawns. */
+        if (ss_target_poisoned(t)) _exit(FZ_EXIT_POISONED);
+        count_run(w, plan, t, &res);
+        if (!is_finding(w->cfg, res.verdict)) continue;
+        on_finding(w, c, plan, index, ti, &ro, &res);
+        break;   /* one finding per target and case: the first failing schedule */
+    }
+}
+
 /* Runs case `index` on every target; returns its size class. */
 static int run_case(fz_worker_state *w, uint64_t index) {
     const ss_fuzz_config *cfg = w->cfg;
@@ -251,43 +316,220 @@ static int run_case(fz_worker_state *w, uint64_t index) {
         ss_case_free(&c);   /* a program case owns its program */
         return size_class;
     }
-    for (size_t ti = 0; ti < cfg->n_targets; ti++) {
-        const ss_target *t = cfg->targets[ti];
-        int first, last;
-        if (ss_fuzz_schedules(cfg, t, &first, &last)) continue;
-        /* Where every schedule gives one result, the others would rerun the
-         * same code on the same storages: one run stands for all. */
-        if (last > first && ss_target_schedules_agree(t, &plan)) last = first;
-        for (int s = first; s <= last; s++) {
-            const ss_run_opts ro = {s, 1, 0};
-            STORE(w->slot->target, (int)ti);
-            STORE(w->slot->sched, s);
-            STORE(w->slot->budget_ns, 0);
-            STORE(w->slot->started_ns, now_ns());
-            if (w->fault && w->fault != 3 && index == w->fault_index) {
-                if (w->fault == 1) raise(SIGSEGV);
-                for (;;) pause();
-            }
-            ss_check_result res;
-            ss_check_target(&w->ctx, &plan, ref, t, &ro, &res);
-            /* A sticky CUDA error leaves this worker's context unusable: end it with
-             * the case in its slot; the parent records the finding and respawns. */
-            if (ss_target_poisoned(t)) _exit(FZ_EXIT_POISONED);
-            if (res.verdict == SS_AGREE || res.verdict == SS_TARGET_UNAVAILABLE) continue;
-            if (res.verdict == SS_REFUSED) {
-                STORE(w->slot->refused, w->slot->refused + 1);
-                if (!cfg->refusal_is_finding) continue;
-            }
-            if (res.verdict == SS_ERROR || res.verdict == SS_NAN_PAYLOAD) {
-                count_unfound(w, &plan, t, &res);
-                continue;
-            }
-            on_finding(w, &c, &plan, index, (int)ti, &ro, &res);
-            break;   /* one finding per target and case: the first failing schedule */
-        }
-    }
+    for (size_t ti = 0; ti < cfg->n_targets; ti++) check_on_target(w, &w->ctx, &c, &plan, ref, index, (int)ti);
     ss_case_free(&c);
     return size_class;
+}
+
+/* ---- groups: cases run together where a target runs batches -------------- */
+
+/* A group holds at most this many bytes of storage in all (inputs and
+ * separate srcs; each case keeps six copies: initial, reference, target):
+ * a larger case runs in a group of its own. Large cases batch too: a
+ * compile costs the same whatever the sizes, moving their bytes little. */
+#define FZ_GROUP_BYTES ((int64_t)512 << 20)
+
+typedef struct fz_member {
+    ss_case c;
+    ss_plan plan;
+    ss_run_status ref;
+    uint64_t index, local;     /* the case's index, and the campaign's local number for it */
+    int size_class, found;
+} fz_member;
+
+typedef struct fz_group {
+    fz_member m[SS_CHECK_MAX_BATCH];
+    ss_check_ctx ctx[SS_CHECK_MAX_BATCH];
+    size_t n;
+} fz_group;
+
+/* The most cases a group holds: --batch, else the largest batch any target
+ * runs (1: no target batches; cases run one by one, as run_case). */
+int ss_fuzz_group_limit(const ss_fuzz_config *cfg) {
+    int k = 1;
+    for (size_t ti = 0; ti < cfg->n_targets; ti++) {
+        const int b = ss_target_batch_limit(cfg->targets[ti]);
+        if (b > k) k = b;
+    }
+    if (cfg->batch > 0 && k > 1) k = cfg->batch;
+    return k > SS_CHECK_MAX_BATCH ? SS_CHECK_MAX_BATCH : k;
+}
+
+static int64_t case_bytes(const ss_case *c) {
+    const int64_t n = c->op.input_storage_numel + (c->op.src_aliased ? 0 : c->op.src_storage_numel);
+    return n > INT64_MAX / 16 ? INT64_MAX / 16 : n * (int64_t)c->op.elem_size;
+}
+
+/* A failure only its batch shows: written unminimized, with the batch in
+ * meta.batch (ss_batch_record: the batch's cases in order, this one's
+ * position, the schedules each ran under), which replay runs as one batch
+ * again. members: the group's cases in the batch, in order. */
+static void on_batch_only(fz_worker_state *w, const fz_group *g, const size_t *members, size_t nm, size_t pos,
+                          int ti, const ss_run_opts *ro, const ss_check_result *res) {
+    const ss_fuzz_config *cfg = w->cfg;
+    const ss_target *t = cfg->targets[ti];
+    const char *kind = ss_verdict_name(res->verdict);
+    const ss_case *cases[SS_CHECK_MAX_BATCH];
+    const char *scheds[SS_CHECK_MAX_BATCH];
+    char path[1024] = "", line[1536], detail[512], bug[160], what[300], found_by[160];
+    int first, last, ns = 0;
+    ss_case m;
+    ss_error err;
+    const fz_member *me = &g->m[members[pos]];
+    for (size_t i = 0; i < nm; i++) cases[i] = &g->m[members[i]].c;
+    if (ss_fuzz_schedules(cfg, t, &first, &last) == 0)
+        for (int s = first; s <= last && ns < SS_CHECK_MAX_BATCH; s++) scheds[ns++] = sched_of(t, s);
+    if (ss_case_copy(&m, &me->c)) {
+        send_finding(w, ti, (int)ro->schedule, kind, NULL, NULL, 0, "out of memory copying a finding", 1);
+        return;
+    }
+    if (ss_batch_record(&m, cases, nm, pos, scheds, (size_t)ns)) {
+        ss_case_free(&m);
+        send_finding(w, ti, (int)ro->schedule, kind, NULL, NULL, 0, "out of memory recording a batch", 1);
+        return;
+    }
+    ss_check_describe(&me->plan, res, what, sizeof what);
+    snprintf(detail, sizeof detail, "only inside a batch of %zu cases (this one at %zu; alone it agrees): %.300s",
+             nm, pos, what);
+    snprintf(found_by, sizeof found_by, "%s", cfg->found_by ? cfg->found_by : "ssfuzz fuzz");
+    ss_finding f = {kind, t, sched_of(t, (int)ro->schedule), ro->seed, 1, cfg->seed, me->index,
+                    ss_min_numel(&m), m.op.input.ndim, 0, found_by, detail};
+    const int rc = ss_report_write(cfg->out, &m, &f, cfg->keep_variants, path, sizeof path, &err);
+    if (rc < 0) snprintf(line, sizeof line, "%s on %s: cannot write the reproducer: %s: %s", kind, t->name,
+                         err.field, err.msg);
+    else ss_report_line(&m, &f, path, rc == 1, line, sizeof line);
+    const size_t used = strlen(line);
+    snprintf(line + used, sizeof line - used, "; only inside its batch of %zu cases (alone it agrees; replay "
+             "reruns the batch)", nm);
+    ss_report_key(&m, &f, bug, sizeof bug);
+    send_finding(w, ti, (int)ro->schedule, kind, bug, rc < 0 ? NULL : path, rc == 1, line, rc < 0);
+    ss_case_free(&m);
+}
+
+/* Runs of a group on one target: case j of the group under schedule s. */
+typedef struct fz_run { size_t j; int s; } fz_run;
+
+/* The group's cases on a batching target ti: every case under every
+ * schedule it runs, in batches of at most SS_CHECK_MAX_BATCH runs. A case's
+ * first failing schedule is its finding there, rerun alone first: failing
+ * alone too, it is reported like any other (and minimized); agreeing alone,
+ * it is a batch-only finding (on_batch_only). */
+static void check_group_on_target(fz_worker_state *w, fz_group *g, int ti) {
+    const ss_fuzz_config *cfg = w->cfg;
+    const ss_target *t = cfg->targets[ti];
+    fz_run runs[SS_CHECK_MAX_BATCH];
+    size_t n = 0;
+    for (size_t j = 0; j < g->n; j++) g->m[j].found = 0;
+    for (size_t j = 0; j <= g->n; j++) {
+        int first = 0, last = -1;
+        if (j < g->n && schedules_for(cfg, t, &g->m[j].plan, &first, &last)) return;
+        /* a batch is full, or the group ends: run it (a case never splits across two) */
+        if (n && (j == g->n || n + (size_t)(last - first + 1) > SS_CHECK_MAX_BATCH)) {
+            ss_check_ctx *ctxs[SS_CHECK_MAX_BATCH];
+            const ss_plan *plans[SS_CHECK_MAX_BATCH];
+            ss_run_status refs[SS_CHECK_MAX_BATCH];
+            ss_run_opts opts[SS_CHECK_MAX_BATCH];
+            ss_check_result res[SS_CHECK_MAX_BATCH];
+            for (size_t r = 0; r < n; r++) {
+                ctxs[r] = &g->ctx[runs[r].j];
+                plans[r] = &g->m[runs[r].j].plan;
+                refs[r] = g->m[runs[r].j].ref;
+                opts[r] = (ss_run_opts){runs[r].s, 1, 0};
+            }
+            STORE(w->slot->cur_index, g->m[runs[0].j].local);
+            start_run(w, ti, runs[0].s, (int64_t)(cfg->case_timeout * 1e9) * (int64_t)n);
+            for (size_t r = 0; r < n; r++) maybe_fault(w, g->m[runs[r].j].index);
+            ss_check_batch(ctxs, plans, refs, opts, n, t, res);
+            if (ss_target_poisoned(t)) _exit(FZ_EXIT_POISONED);
+            STORE(w->slot->batches, w->slot->batches + 1);
+            STORE(w->slot->batched_cases, w->slot->batched_cases + n);
+            for (size_t r = 0; r < n; r++) {
+                fz_member *m = &g->m[runs[r].j];
+                count_run(w, &m->plan, t, &res[r]);
+                if (m->found || !is_finding(cfg, res[r].verdict)) continue;
+                m->found = 1;   /* runs are in schedule order: this is the case's first failing one */
+                STORE(w->slot->cur_index, m->local);
+                STORE(w->slot->sched, runs[r].s);
+                if (n == 1) { on_finding(w, &m->c, &m->plan, m->index, ti, &opts[r], &res[r]); continue; }
+                ss_check_result alone;
+                start_run(w, ti, runs[r].s, 0);
+                ss_check_target(&g->ctx[runs[r].j], &m->plan, m->ref, t, &opts[r], &alone);
+                if (ss_target_poisoned(t)) _exit(FZ_EXIT_POISONED);
+                if (is_finding(cfg, alone.verdict)) {
+                    on_finding(w, &m->c, &m->plan, m->index, ti, &opts[r], &alone);
+                    continue;
+                }
+                size_t members[SS_CHECK_MAX_BATCH], nm = 0, pos = 0;
+                for (size_t q = 0; q < n; q++) {
+                    if (nm && members[nm - 1] == runs[q].j) continue;
+                    if (runs[q].j == runs[r].j) pos = nm;
+                    members[nm++] = runs[q].j;
+                }
+                on_batch_only(w, g, members, nm, pos, ti, &opts[r], &res[r]);
+            }
+            n = 0;
+        }
+        for (int s = first; j < g->n && s <= last && n < SS_CHECK_MAX_BATCH; s++) runs[n++] = (fz_run){j, s};
+    }
+}
+
+static void free_group(fz_group *g) {
+    for (size_t j = 0; j < g->n; j++) ss_case_free(&g->m[j].c);
+    g->n = 0;
+}
+
+/* Runs a group of cases from local case *next (below end, at most k, at
+ * most FZ_GROUP_BYTES unless one case alone is larger) on every
+ * target: batching targets run the group as batches, the others case by
+ * case. *next moves past every case it ran or skipped. */
+static void run_group(fz_worker_state *w, uint64_t *next, uint64_t end, int k) {
+    const ss_fuzz_config *cfg = w->cfg;
+    fz_group *g = w->group;
+    int64_t bytes = 0;
+    const int64_t t0 = now_ns();
+    uint64_t skipped_here = 0;
+    int skipped_class[SS_CHECK_MAX_BATCH];
+    char why[256];
+    g->n = 0;
+    while (*next < end && g->n < (size_t)k && !LOAD(w->slot->stop)) {
+        fz_member *m = &g->m[g->n];
+        const uint64_t index = ss_fuzz_case_index(cfg, *next);
+        ss_gen_case(&cfg->gen, cfg->seed, index, &m->c, NULL);
+        if (g->n && bytes + case_bytes(&m->c) > FZ_GROUP_BYTES) { ss_case_free(&m->c); break; }
+        ++*next;
+        STORE(w->slot->cur_index, *next - 1);
+        m->index = index;
+        m->local = *next - 1;
+        m->size_class = ss_size_class(&m->c.op);
+        w->group->ctx[g->n].max_bytes = cfg->max_bytes;
+        w->group->ctx[g->n].nan_payload_is_finding = cfg->nan_payload_is_finding;
+        if (ss_plan_build_limited(&m->c.op, cfg->max_bytes, &m->plan, NULL) ||
+            ss_check_prepare(&g->ctx[g->n], &m->c, &m->plan, &m->ref, why, sizeof why)) {
+            STORE(w->slot->skipped, w->slot->skipped + 1);
+            if (skipped_here < SS_CHECK_MAX_BATCH) skipped_class[skipped_here++] = m->size_class;
+            ss_case_free(&m->c);
+            continue;
+        }
+        bytes += case_bytes(&m->c);
+        g->n++;
+    }
+    for (size_t ti = 0; ti < cfg->n_targets; ti++) {
+        if (ss_target_batch_limit(cfg->targets[ti]) > 1) { check_group_on_target(w, g, (int)ti); continue; }
+        for (size_t j = 0; j < g->n; j++) {
+            STORE(w->slot->cur_index, g->m[j].local);
+            check_on_target(w, &g->ctx[j], &g->m[j].c, &g->m[j].plan, g->m[j].ref, g->m[j].index, (int)ti);
+        }
+    }
+    /* The group's time, shared evenly by its cases. */
+    const uint64_t ran = g->n + skipped_here;
+    const int64_t each = ran ? (now_ns() - t0) / (int64_t)ran : 0;
+    for (size_t j = 0; j < g->n + skipped_here; j++) {
+        const int c = j < g->n ? g->m[j].size_class : skipped_class[j - g->n];
+        STORE(w->slot->size_ns[c], w->slot->size_ns[c] + each);
+        STORE(w->slot->size_cases[c], w->slot->size_cases[c] + 1);
+    }
+    STORE(w->slot->done, w->slot->done + ran);
+    free_group(g);
 }
 
 static void worker_main(const ss_fuzz_config *cfg, fz_slot *slot, int cmd_fd, int res_fd) {
@@ -311,9 +553,17 @@ static void worker_main(const ss_fuzz_config *cfg, fz_slot *slot, int cmd_fd, in
         w->fault = fault[0] == 'c' ? 1 : fault[0] == 'h' ? 2 : 3;
         w->fault_index = strtoull(strchr(fault, ':') + 1, NULL, 10);
     }
+    const int group = ss_fuzz_group_limit(cfg);
+    if (group > 1 && !(w->group = calloc(1, sizeof *w->group))) _exit(3);
     fz_cmd cmd;
     while (io_full(cmd_fd, &cmd, sizeof cmd, 0) == 0 && cmd.count) {
-        for (uint64_t i = cmd.first; i < cmd.first + cmd.count && !LOAD(slot->stop); i++) {
+        for (uint64_t i = cmd.first; group > 1 && i < cmd.first + cmd.count && !LOAD(slot->stop);) {
+            STORE(slot->phase, 1);
+            run_group(w, &i, cmd.first + cmd.count, group);
+            STORE(slot->phase, 0);
+            STORE(slot->started_ns, 0);
+        }
+        for (uint64_t i = cmd.first; group == 1 && i < cmd.first + cmd.count && !LOAD(slot->stop); i++) {
             STORE(slot->cur_index, i);
             STORE(slot->phase, 1);
             const int64_t t0 = now_ns();
@@ -331,6 +581,8 @@ static void worker_main(const ss_fuzz_config *cfg, fz_slot *slot, int cmd_fd, in
     }
     ss_check_ctx_free(&w->ctx);
     ss_check_ctx_free(&w->mctx);
+    for (size_t j = 0; w->group && j < SS_CHECK_MAX_BATCH; j++) ss_check_ctx_free(&w->group->ctx[j]);
+    free(w->group);
     ss_engines_shutdown();
     free(w);
     _exit(0);
@@ -499,12 +751,16 @@ static void check_timeouts(fz_parent *P) {
 /* Errors and NaN-only differences over all workers, with the first example of each. */
 static void unfound_totals(const fz_parent *P, ss_summary *sum) {
     sum->errors = sum->nan_payload = 0;
+    sum->batches = sum->batched_cases = 0;
+    sum->batch = ss_fuzz_group_limit(P->cfg);
     for (int k = 0; k < P->n; k++) {
         const fz_slot *sl = P->w[k].slot;
         if (sl->errors && !sum->error_example[0])
             snprintf(sum->error_example, sizeof sum->error_example, "%s", sl->first_error);
         if (sl->nan_payload && !sum->nan_example[0])
             snprintf(sum->nan_example, sizeof sum->nan_example, "%s", sl->first_nan);
+        sum->batches += sl->batches;
+        sum->batched_cases += sl->batched_cases;
         sum->errors += (long)sl->errors;
         sum->nan_payload += (long)sl->nan_payload;
     }
@@ -582,7 +838,8 @@ int ss_fuzz_run(const ss_fuzz_config *cfg, ss_summary *sum) {
     P.next = cfg->first_case;
     P.limit = local_limit(cfg);
     P.unrun = UINT64_MAX;
-    P.batch = 16;
+    const int group = ss_fuzz_group_limit(cfg);
+    P.batch = group > 16 ? (uint64_t)group : 16;   /* a worker's range holds at least one whole group */
     P.sum = sum;
     P.log = cfg->log ? cfg->log : stdout;
     sum->seed = cfg->seed;

@@ -46,11 +46,17 @@ typedef struct ss_fuzz_config {
      * j * N + I of the seed, so N shards split one index space. N 0 or 1: no shards. */
     uint64_t shard_index, shard_count;
     uint64_t first_case;       /* first local case (a resumed shard goes on from here) */
+    int batch;                 /* --batch: cases run together on a batching target; 0: the target's own */
 } ss_fuzz_config;
 
 /* The schedules [*first, *last] of t a campaign runs; -1 when t lacks the
  * requested schedule. Unscheduled targets run once (0, 0). */
 int ss_fuzz_schedules(const ss_fuzz_config *cfg, const ss_target *t, int *first, int *last);
+
+/* The most cases a worker runs together (one batch on targets that batch:
+ * compiled torch targets): --batch, else the largest batch a target asks
+ * for; 1 when no target batches. */
+int ss_fuzz_group_limit(const ss_fuzz_config *cfg);
 
 /* Case index of the campaign's local case j (j * N + I for shard I of N). */
 uint64_t ss_fuzz_case_index(const ss_fuzz_config *cfg, uint64_t local);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cjson/cJSON.h>
+#include "ss_batch.h"
 #include "ss_clock.h"
 #include "ss_exit.h"
 #include "ss_fuzz.h"
@@ -131,6 +132,26 @@ static void print_stage(ss_replay_ctx *rc, const char *label, const ss_target *t
 /* The two report streams of one case: results (stdout) and diagnostics (stderr). */
 typedef struct streams { FILE *out, *diag; } streams;
 
+/* A failure found only inside a batch (meta.batch) replays inside that
+ * batch on the target that found it, when that target runs batches: 1 when
+ * it ran so (run->res filled, said in one line), 0 to run it alone. A batch
+ * that does not load is said, and the case runs alone. */
+static int in_batch(ss_replay_ctx *rc, const char *label, const ss_target *t, const ss_run_opts *ro,
+                    ss_replay_case_result *r, ss_replay_run *run, const streams *io) {
+    const cJSON *target = rc->c.meta ? cJSON_GetObjectItemCaseSensitive(rc->c.meta, "target") : NULL;
+    if (!rc->c.meta || !cJSON_GetObjectItemCaseSensitive(rc->c.meta, "batch") || !cJSON_IsString(target) ||
+        strcmp(target->valuestring, t->name) || ss_target_batch_limit(t) < 2)
+        return 0;
+    ss_error err;
+    size_t n = 0;
+    if (ss_batch_check(&rc->check, &rc->plan, r->ref_status, &rc->c, t, ro, &run->res, &n, &err)) {
+        fprintf(io->diag, "%s: %s: %s; run alone\n", label, err.field, err.msg);
+        return 0;
+    }
+    fprintf(io->out, "%s: %s run inside its recorded batch of %zu cases (meta.batch)\n", label, t->name, n);
+    return 1;
+}
+
 /* Runs target t under one schedule (in a child process when `isolate`); reports
  * anything but agreement. */
 static void run_one(ss_replay_ctx *rc, const char *label, const ss_target *t, const ss_run_opts *ro,
@@ -148,7 +169,7 @@ static void run_one(ss_replay_ctx *rc, const char *label, const ss_target *t, co
     if (isolate)
         ss_isolated_check(&rc->check, &rc->plan, r->ref_status, t, ro,
                           rc->opts.case_timeout > 0 ? rc->opts.case_timeout : 10.0, &run->res);
-    else
+    else if (!in_batch(rc, label, t, ro, r, run, io))
         ss_check_target(&rc->check, &rc->plan, r->ref_status, t, ro, &run->res);
     run->seconds = ss_now_s() - t0;
     run->status = run->res.verdict == SS_TARGET_UNAVAILABLE ? SS_RUN_UNAVAILABLE

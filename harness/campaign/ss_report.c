@@ -48,16 +48,25 @@ static uint32_t fnv1a(const char *s) {
     return h;
 }
 
+/* A failure only its batch shows (meta.batch): a bug of its own, never
+ * merged with the same target's failures alone. */
+static const char *batch_suffix(const ss_case *c, const char *sep) {
+    static char out[16];
+    const int batch = c->meta && cJSON_GetObjectItemCaseSensitive(c->meta, "batch");
+    snprintf(out, sizeof out, "%s%s", batch ? sep : "", batch ? "batch-only" : "");
+    return out;
+}
+
 void ss_report_key(const ss_case *c, const ss_finding *f, char *key, size_t key_len) {
-    snprintf(key, key_len, "%s|%s|%s|%s", f->kind, f->target->name, ss_schedule_class(f->schedule),
-             ss_report_overlap_class(c));
+    snprintf(key, key_len, "%s|%s|%s|%s%s", f->kind, f->target->name, ss_schedule_class(f->schedule),
+             ss_report_overlap_class(c), batch_suffix(c, "|"));
 }
 
 /* The bug's key plus the shape (rank, dtype): one file per shape with --keep-variants. */
 static void variant_key(const ss_case *c, const ss_finding *f, char *key, size_t key_len) {
     const char *dt = (unsigned)c->dtype < SS_DTYPE_COUNT ? dtype_short[c->dtype] : "x";
-    snprintf(key, key_len, "%s|%s|%s|%dd|%s|%s", f->kind, f->target->name, ss_schedule_class(f->schedule),
-             c->op.input.ndim, dt, ss_report_overlap_class(c));
+    snprintf(key, key_len, "%s|%s|%s|%dd|%s|%s%s", f->kind, f->target->name, ss_schedule_class(f->schedule),
+             c->op.input.ndim, dt, ss_report_overlap_class(c), batch_suffix(c, "|"));
 }
 
 /* Copies s keeping [A-Za-z0-9.-], mapping anything else to '_' (or '-' for a space). */
@@ -85,8 +94,8 @@ void ss_report_name(const ss_case *c, const ss_finding *f, int variants, char *n
     const char *dt = (unsigned)c->dtype < SS_DTYPE_COUNT ? dtype_short[c->dtype] : "x";
     char shape[48] = "";
     if (variants) snprintf(shape, sizeof shape, "-%dd-%s", c->op.input.ndim, dt);
-    snprintf(name, name_len, "%s-%s%s%s-%s-%08x.json", kind, target, sched, shape,
-             ss_report_overlap_class(c), fnv1a(key));
+    snprintf(name, name_len, "%s-%s%s%s-%s%s-%08x.json", kind, target, sched, shape,
+             ss_report_overlap_class(c), batch_suffix(c, "-"), fnv1a(key));
 }
 
 /* A 64-bit seed as a decimal string: a JSON number would round it past 2^53. */
@@ -123,6 +132,9 @@ int ss_report_set_meta(ss_case *c, const ss_finding *f) {
              cJSON_AddNumberToObject(before, "ndim", f->ndim_before);
     if (ok && f->detail) ok = cJSON_AddStringToObject(m, "detail", f->detail) != NULL;
     if (!ok || !before) { cJSON_Delete(m); return -1; }
+    /* A batch-only failure's batch (ss_batch.h) stays: it is how it replays. */
+    cJSON *batch = c->meta ? cJSON_DetachItemFromObjectCaseSensitive(c->meta, "batch") : NULL;
+    if (batch) cJSON_AddItemToObject(m, "batch", batch);
     cJSON_Delete(c->meta);
     c->meta = m;
     return 0;
@@ -290,6 +302,15 @@ static int add_sizes(cJSON *root, const ss_summary *s) {
 
 /* "examples": the first error and NaN-only difference, which counts alone
  * would not name (an array: merged summaries keep the first campaign's). */
+/* "batch": the most cases run together on a batching target (1: none), the
+ * batches run, and the runs (a case under one schedule) per batch on average. */
+static int add_batch(cJSON *root, const ss_summary *s) {
+    cJSON *b = cJSON_AddObjectToObject(root, "batch");
+    return b && cJSON_AddNumberToObject(b, "max", s->batch > 1 ? s->batch : 1) &&
+           cJSON_AddNumberToObject(b, "batches", (double)s->batches) &&
+           cJSON_AddNumberToObject(b, "mean", s->batches ? (double)s->batched_cases / (double)s->batches : 0);
+}
+
 static int add_examples(cJSON *root, const ss_summary *s) {
     cJSON *arr = cJSON_AddArrayToObject(root, "examples");
     const char *kinds[] = {"error", "nan-payload"}, *texts[] = {s->error_example, s->nan_example};
@@ -333,6 +354,7 @@ int ss_summary_write(const char *dir, const ss_summary *s, ss_error *err) {
              cJSON_AddNumberToObject(root, "refused", (double)s->refused) &&
              cJSON_AddNumberToObject(root, "errors", (double)s->errors) &&
              cJSON_AddNumberToObject(root, "nan_payload", (double)s->nan_payload) &&
+             add_batch(root, s) &&
              add_examples(root, s) &&
              cJSON_AddNumberToObject(root, "unwritten", (double)s->unwritten) &&
              cJSON_AddNumberToObject(root, "confirmed", (double)s->confirmed) &&

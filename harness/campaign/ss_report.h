@@ -95,6 +95,8 @@ typedef struct ss_summary {
     long refused;              /* runs a target refused (its own safety error): not findings */
     long errors;               /* runs where the target raised an error of the case or engine */
     long nan_payload;          /* runs whose storages differed only in NaNs' bits */
+    int batch;                 /* the most cases run together (ss_fuzz_group_limit); 1: none */
+    uint64_t batches, batched_cases;   /* batched target runs, and the cases they ran */
     char error_example[240], nan_example[240];   /* the first of each, "TARGET: what" */
     long unwritten;            /* findings whose reproducer could not be written */
     long confirmed, unconfirmed;   /* new torch findings whose standalone script did / did not reproduce */

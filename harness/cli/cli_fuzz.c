@@ -46,6 +46,9 @@ static void usage(FILE *f) {
         "      --large-per-mille N  share of cases over 2^20 elements, per 1000 (default: 250 when a\n"
         "                       cuda:* or torch compile target or NAME:KERNEL@cuda is fuzzed, size\n"
         "                       pays there; 0 when only emu:* or Python CPU targets are; else 3)\n"
+        "      --batch K        cases run together on a compiled torch target: one compile for K\n"
+        "                       cases, each on its own storages (default 16; fewer when their\n"
+        "                       storages pass 256 MiB; 1: one compile per case)\n"
         "      --case-timeout S per-run time limit before a `timeout` finding (default 10)\n"
         "      --minimize-time S  budget per minimization (default 20)\n"
         "      --no-swarm       keep every generator feature on in every epoch\n"
@@ -179,6 +182,11 @@ static void print_summary(const ss_fuzz_config *cfg, const ss_summary *s, int su
                 g->schedule, g->hits, g->hits == 1 ? " " : "s", g->reproducers,
                 g->reproducers == 1 ? "" : "s", g->first_file[0] ? ": " : "", g->first_file);
     }
+    if (s->batch > 1)
+        fprintf(f, "  batches of up to %d cases on compiled targets: %llu batch%s, %.1f runs each (a case once per "
+                   "form; --batch)\n",
+                s->batch, (unsigned long long)s->batches, s->batches == 1 ? "" : "es",
+                s->batches ? (double)s->batched_cases / (double)s->batches : 0.0);
     if (s->skipped) fprintf(f, "  %ld generated case%s skipped (byte budget)\n", s->skipped, s->skipped == 1 ? "" : "s");
     if (s->refused)
         fprintf(f, "  %ld run%s refused by the target (it raised its own overlap/safety error: %s)\n",
@@ -206,9 +214,11 @@ static void print_summary(const ss_fuzz_config *cfg, const ss_summary *s, int su
     }
     char gen[200];
     fuzz_gen_opts(&cfg->gen, gen, sizeof gen);
-    fprintf(f, "%s%s%s%s%s\n", cfg->all_schedules ? "" : " --schedule ",
+    fprintf(f, "%s%s%s%s%s", cfg->all_schedules ? "" : " --schedule ",
             cfg->all_schedules ? "" : cfg->schedule, gen, cfg->refusal_is_finding ? " --refusal-is-finding" : "",
             cfg->nan_payload_is_finding ? " --nan-payload-is-finding" : "");
+    if (cfg->batch) fprintf(f, " --batch %d", cfg->batch);
+    fputc('\n', f);
     char name[64] = "summary.json";
     if (cfg->shard_count) ss_shard_summary_name(cfg->shard_index, name, sizeof name);
     if (summary_written) fprintf(f, "summary: %s/%s\n", cfg->out, name);
@@ -244,13 +254,13 @@ int ss_cmd_fuzz(int argc, char **argv) {
     uint64_t v;
     ss_error err;
     enum { O_SEED = 256, O_TIME, O_CASES, O_SCHED, O_TIMEOUT, O_MINTIME, O_REFUSAL, O_NAN, O_VARIANTS,
-           O_SHARD, O_FIRST, O_RESUME };
+           O_SHARD, O_FIRST, O_RESUME, O_BATCH };
     static const struct option opts[] = {
         {"target", required_argument, 0, 't'}, {"seed", required_argument, 0, O_SEED},
         {"time", required_argument, 0, O_TIME}, {"cases", required_argument, 0, O_CASES},
         {"jobs", required_argument, 0, 'j'}, {"out", required_argument, 0, 'o'},
         {"schedule", required_argument, 0, O_SCHED}, SS_GEN_LONG_OPTIONS,
-        {"case-timeout", required_argument, 0, O_TIMEOUT},
+        {"case-timeout", required_argument, 0, O_TIMEOUT}, {"batch", required_argument, 0, O_BATCH},
         {"minimize-time", required_argument, 0, O_MINTIME},
         {"refusal-is-finding", no_argument, 0, O_REFUSAL},
         {"nan-payload-is-finding", no_argument, 0, O_NAN},
@@ -300,6 +310,14 @@ int ss_cmd_fuzz(int argc, char **argv) {
             if (ss_gen_opts_apply("fuzz", c, optarg, &cfg.gen, &cfg.max_bytes) < 0) return SS_EXIT_USAGE;
             if (c == SS_GEN_O_LARGE) have_large = 1;
             if (c == SS_GEN_O_NUMEL) have_numel = 1;
+            break;
+        case O_BATCH:
+            if (ss_parse_u64("--batch", optarg, &v, &err)) goto bad;
+            if (v < 1 || v > SS_CHECK_MAX_BATCH) {
+                fprintf(stderr, "ssfuzz fuzz: --batch: must be in [1, %d]\n", SS_CHECK_MAX_BATCH);
+                return SS_EXIT_USAGE;
+            }
+            cfg.batch = (int)v;
             break;
         case O_TIMEOUT: if (parse_seconds("--case-timeout", optarg, &cfg.case_timeout)) return SS_EXIT_USAGE; break;
         case O_MINTIME: if (parse_seconds("--minimize-time", optarg, &cfg.minimize_seconds)) return SS_EXIT_USAGE; break;

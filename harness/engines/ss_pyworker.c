@@ -322,53 +322,65 @@ int ss_pyworker_ask(ss_pyworker *w, const char *payload, size_t len, char *answe
     return -1;
 }
 
-/* The returned values' bytes of the last program result (act points into it). */
-static uint8_t *returns_buf;
-static size_t returns_cap;
+/* The returned values' bytes of the last program result (act points into
+ * it); a batch's results each have their own (batch_returns). */
+typedef struct returns_mem { uint8_t *buf; size_t cap; } returns_mem;
+static returns_mem single_returns, batch_returns[SS_TP_MAX_BATCH];
 
-/* Reads an OK program result's returned values (returns_len bytes) and checks
- * them; 0, or -1 with why (a lost stream). */
-static int read_returns(ss_pyworker *w, uint64_t returns_len, double deadline, ss_prog_actual *act, double limit,
-                        char *why, size_t why_len) {
+/* Reads an OK program result's returned values (returns_len bytes) into mem
+ * and checks them; 0, or -1 with why (a lost stream). */
+static int read_returns(ss_pyworker *w, uint64_t returns_len, double deadline, ss_prog_actual *act,
+                        returns_mem *mem, double limit, char *why, size_t why_len) {
     char io[16];
-    if (SS_GROW(returns_buf, returns_cap, (size_t)returns_len)) {
+    if (SS_GROW(mem->buf, mem->cap, (size_t)returns_len)) {
         snprintf(why, why_len, "out of memory for %llu bytes of returned values", (unsigned long long)returns_len);
         return -1;
     }
-    if (read_by(w->from_fd, returns_buf, (size_t)returns_len, deadline, io, sizeof io)) {
+    if (read_by(w->from_fd, mem->buf, (size_t)returns_len, deadline, io, sizeof io)) {
         describe_loss(w, io, limit, why, why_len);
         return -1;
     }
     char bad[200];
-    if (ss_tp_returns_decode(returns_buf, returns_len, act, bad, sizeof bad)) {
+    if (ss_tp_returns_decode(mem->buf, returns_len, act, bad, sizeof bad)) {
         snprintf(why, why_len, "%s's RESULT: %s", w->label, bad);
         return -1;
     }
     return 0;
 }
 
-/* One RUN/RESULT exchange. *lost: 0, or 1 when the worker was lost (died,
- * broke the protocol, or timed out: *timed_out) and is gone now. */
-static ss_run_status run_once(ss_pyworker *w, const ss_pyw_run *r, int *lost, int *timed_out, char *why,
-                              size_t why_len) {
-    const uint64_t data_bytes = r->len[0] + r->len[1];
+static double answer_limit(void) { return ss_pyworker_env_seconds("SSFUZZ_TORCH_TIMEOUT", 300); }
+
+/* Writes r's RUN frame; 0, or -1 with why (the worker lost). */
+static int send_run(ss_pyworker *w, const ss_pyw_run *r, double deadline, char *why, size_t why_len) {
     uint8_t hdr[SS_TP_HEADER_SIZE];
-    *lost = *timed_out = 0;
-    ss_tp_header_encode(hdr, SS_TP_RUN, r->head_len + r->part_len + data_bytes);
-    const double limit = ss_pyworker_env_seconds("SSFUZZ_TORCH_TIMEOUT", 300);
-    double deadline = ss_now_s() + limit;
-    ss_tp_header h;
-    uint8_t res_head[8];
-    ss_tp_result res;
     char io[16];
-    w->lost_by_timeout = 0;
+    ss_tp_header_encode(hdr, SS_TP_RUN, r->head_len + r->part_len + r->len[0] + r->len[1]);
     if (write_by(w->to_fd, hdr, sizeof hdr, deadline, io, sizeof io) ||
         write_by(w->to_fd, r->head, r->head_len, deadline, io, sizeof io) ||
         write_by(w->to_fd, r->part, r->part_len, deadline, io, sizeof io) ||
         write_by(w->to_fd, r->data[0], r->len[0], deadline, io, sizeof io) ||
         write_by(w->to_fd, r->data[1], r->len[1], deadline, io, sizeof io)) {
-        describe_loss(w, io, limit, why, why_len);
-    } else if (read_header(w, &h, &deadline, limit, why, why_len) == 0) {
+        describe_loss(w, io, answer_limit(), why, why_len);
+        return -1;
+    }
+    return 0;
+}
+
+/* Reads the RESULT of r (a program's returned values into mem). *lost: 0,
+ * or 1 when the worker was lost (died, broke the protocol, or timed out:
+ * *timed_out) and is gone now; a RESULT with the REPLACE bit also leaves
+ * the worker gone, with *lost 0. */
+static ss_run_status read_result(ss_pyworker *w, const ss_pyw_run *r, returns_mem *mem, int *lost, int *timed_out,
+                                 char *why, size_t why_len) {
+    const uint64_t data_bytes = r->len[0] + r->len[1];
+    const double limit = answer_limit();
+    double deadline = ss_now_s() + limit;
+    ss_tp_header h;
+    uint8_t res_head[8];
+    ss_tp_result res;
+    char io[16];
+    *lost = *timed_out = 0;
+    if (read_header(w, &h, &deadline, limit, why, why_len) == 0) {
         if (h.type != SS_TP_RESULT) {
             snprintf(why, why_len, "%s answered RUN with frame type %u", w->label, h.type);
         } else if (read_by(w->from_fd, res_head, 8, deadline, io, sizeof io)) {
@@ -382,7 +394,7 @@ static ss_run_status run_once(ss_pyworker *w, const ss_pyw_run *r, int *lost, in
                   read_by(w->from_fd, r->data[1], r->len[1], deadline, io, sizeof io)))) {
                 describe_loss(w, io, limit, why, why_len);
             } else if (res.status != SS_TP_OK || !r->act ||
-                       read_returns(w, res.returns_len, deadline, r->act, limit, why, why_len) == 0) {
+                       read_returns(w, res.returns_len, deadline, r->act, mem, limit, why, why_len) == 0) {
                 msg[res.message_len] = 0;
                 snprintf(why, why_len, "%s", msg);
                 if (res.replace) lose_worker(w);   /* it ends itself: a CUDA error may be sticky */
@@ -403,11 +415,25 @@ static ss_run_status run_once(ss_pyworker *w, const ss_pyw_run *r, int *lost, in
     return w->lost_by_timeout ? SS_RUN_TIMEOUT : SS_RUN_FAILED;
 }
 
+/* One RUN/RESULT exchange (see read_result for *lost). */
+static ss_run_status run_once(ss_pyworker *w, const ss_pyw_run *r, returns_mem *mem, int *lost, int *timed_out,
+                              char *why, size_t why_len) {
+    w->lost_by_timeout = 0;
+    if (send_run(w, r, ss_now_s() + answer_limit(), why, why_len) == 0)
+        return read_result(w, r, mem, lost, timed_out, why, why_len);
+    *lost = 1;
+    *timed_out = w->lost_by_timeout;
+    ss_target_clock(0);
+    lose_worker(w);
+    return w->lost_by_timeout ? SS_RUN_TIMEOUT : SS_RUN_FAILED;
+}
+
 /* The case's initial bytes, kept for a rerun in a fresh worker. */
 static uint8_t *kept;
 static size_t kept_cap;
 
-ss_run_status ss_pyworker_run(ss_pyworker *w, const ss_pyw_run *r, char *why, size_t why_len) {
+/* ss_pyworker_run, a program's returned values into mem. */
+static ss_run_status run_alone(ss_pyworker *w, const ss_pyw_run *r, returns_mem *mem, char *why, size_t why_len) {
     const uint64_t total = r->len[0] + r->len[1];
     if (total < r->len[0] || total > SIZE_MAX || SS_GROW(kept, kept_cap, (size_t)total)) {
         snprintf(why, why_len, "out of memory keeping the case's %llu bytes", (unsigned long long)total);
@@ -416,7 +442,7 @@ ss_run_status ss_pyworker_run(ss_pyworker *w, const ss_pyw_run *r, char *why, si
     if (r->len[0]) memcpy(kept, r->data[0], r->len[0]);
     if (r->len[1]) memcpy(kept + r->len[0], r->data[1], r->len[1]);
     int lost, timed_out;
-    const ss_run_status st = run_once(w, r, &lost, &timed_out, why, why_len);
+    const ss_run_status st = run_once(w, r, mem, &lost, &timed_out, why, why_len);
     if (!lost || timed_out) return st;   /* a hang costs its whole limit: not rerun */
     /* The worker died or broke the protocol: rerun the case once in a fresh
      * worker before blaming it; a crash that does not recur is flaky. */
@@ -429,11 +455,81 @@ ss_run_status ss_pyworker_run(ss_pyworker *w, const ss_pyw_run *r, char *why, si
         return SS_RUN_FAILED;
     }
     char again[400];
-    const ss_run_status st2 = run_once(w, r, &lost, &timed_out, again, sizeof again);
+    const ss_run_status st2 = run_once(w, r, mem, &lost, &timed_out, again, sizeof again);
     if (lost) {
         snprintf(why, why_len, "%.300s; again in a fresh worker: %.300s", first, again);
         return st2;
     }
     snprintf(why, why_len, "flaky: %.300s; a fresh worker ran it%s%.300s", first, again[0] ? ": " : "", again);
     return st2 == SS_RUN_OK ? SS_RUN_FLAKY : st2;
+}
+
+ss_run_status ss_pyworker_run(ss_pyworker *w, const ss_pyw_run *r, char *why, size_t why_len) {
+    return run_alone(w, r, &single_returns, why, why_len);
+}
+
+/* The batch's initial bytes, kept to rerun unanswered cases alone. */
+static uint8_t *batch_kept;
+static size_t batch_kept_cap;
+
+void ss_pyworker_run_batch(ss_pyworker *w, const ss_pyw_run *runs, size_t n, ss_run_status *st, char *whys,
+                           size_t why_len) {
+    if (n > SS_TP_MAX_BATCH) n = SS_TP_MAX_BATCH;   /* callers never pass more; the rest unrun */
+    uint64_t total = 0;
+    for (size_t i = 0; i < n; i++) total += runs[i].len[0] + runs[i].len[1];
+    size_t done = 0, lost_at = n;
+    char loss[400] = "";
+    if (total > SIZE_MAX / 2 || SS_GROW(batch_kept, batch_kept_cap, (size_t)total)) {
+        snprintf(loss, sizeof loss, "out of memory keeping the batch's %llu bytes", (unsigned long long)total);
+    } else {
+        for (size_t i = 0, at = 0; i < n; at += runs[i].len[0] + runs[i].len[1], i++) {
+            if (runs[i].len[0]) memcpy(batch_kept + at, runs[i].data[0], runs[i].len[0]);
+            if (runs[i].len[1]) memcpy(batch_kept + at + runs[i].len[0], runs[i].data[1], runs[i].len[1]);
+        }
+        uint8_t hdr[SS_TP_HEADER_SIZE], count[8] = {0};
+        char io[16];
+        const double deadline = ss_now_s() + answer_limit();
+        for (int b = 0; b < 4; b++) count[b] = (uint8_t)(n >> (8 * b));
+        ss_tp_header_encode(hdr, SS_TP_BATCH, sizeof count);
+        w->lost_by_timeout = 0;
+        int sent = write_by(w->to_fd, hdr, sizeof hdr, deadline, io, sizeof io) == 0 &&
+                   write_by(w->to_fd, count, sizeof count, deadline, io, sizeof io) == 0;
+        if (!sent) describe_loss(w, io, answer_limit(), loss, sizeof loss);
+        for (size_t i = 0; sent && i < n; i++) sent = send_run(w, &runs[i], deadline, loss, sizeof loss) == 0;
+        if (!sent) { ss_target_clock(0); lose_worker(w); }
+        /* Answers in order; a loss, or a RESULT that ends the worker, ends the batch. */
+        while (sent && done < n) {
+            int lost, timed_out;
+            char *why = whys + done * why_len;
+            st[done] = read_result(w, &runs[done], &batch_returns[done], &lost, &timed_out, why, why_len);
+            if (lost) { snprintf(loss, sizeof loss, "%s", why); break; }
+            done++;
+            if (w->pid <= 0) break;   /* REPLACE: the worker ended itself after this result */
+        }
+        if (done < n && loss[0]) lost_at = done;
+    }
+    /* The unanswered cases run alone, from their initial bytes, in a fresh
+     * worker; the case the batch was lost on (died, hung, broke the
+     * protocol) and that then runs alone is flaky, saying so: the batch did
+     * what the case alone does not. */
+    size_t at = 0;
+    for (size_t i = 0; i < done; i++) at += runs[i].len[0] + runs[i].len[1];
+    for (size_t i = done; i < n; at += runs[i].len[0] + runs[i].len[1], i++) {
+        char *why = whys + i * why_len;
+        if (runs[i].len[0]) memcpy(runs[i].data[0], batch_kept + at, runs[i].len[0]);
+        if (runs[i].len[1]) memcpy(runs[i].data[1], batch_kept + at + runs[i].len[0], runs[i].len[1]);
+        if (ss_pyworker_start(w)) {
+            snprintf(why, why_len, "%.200s; no fresh worker to run it alone: %.200s", loss, w->error);
+            st[i] = SS_RUN_FAILED;
+            continue;
+        }
+        st[i] = run_alone(w, &runs[i], &batch_returns[i], why, why_len);
+        if (i == lost_at && st[i] == SS_RUN_OK) {
+            char alone[256];
+            snprintf(alone, sizeof alone, "%.255s", why);
+            snprintf(why, why_len, "flaky: lost in a batch of %zu: %.300s; alone in a fresh worker it ran%s%.200s",
+                     n, loss, alone[0] ? ": " : "", alone);
+            st[i] = SS_RUN_FLAKY;
+        }
+    }
 }

@@ -18,6 +18,18 @@ typedef struct ss_target ss_target;
 typedef struct ss_engine ss_engine;
 struct cJSON;
 
+/* One case of a batch (ss_engine.run_batch): what to run, and its answer. */
+typedef struct ss_batch_item {
+    const ss_case *c;            /* the case (a program case: c->program) */
+    const ss_plan *plan;
+    ss_storage *input, *src;     /* run in place, as by `run` */
+    ss_run_opts opts;
+    ss_prog_actual *act;         /* a program case's returned values, as run_program fills them */
+    ss_run_status status;        /* filled by run_batch */
+    char *why;                   /* why_len bytes, filled by run_batch */
+    size_t why_len;
+} ss_batch_item;
+
 /* One engine, described once: what the campaign, replay, minimize and the
  * reports need to know about its targets. Each engine fills in one (emu, cuda:
  * ss_engine_kernels.c; torch: ss_torch.c; plugins: ss_plugin.c);
@@ -85,6 +97,15 @@ struct ss_engine {
     ss_run_status (*run_program)(const ss_target *t, const ss_case *c, const ss_plan *plan,
                                  ss_storage *input, ss_storage *src, const ss_run_opts *opts,
                                  ss_prog_actual *act, char *why, size_t why_len);
+    /* > 1: the most cases a campaign should run on t together (run_batch),
+     * where one run of many costs about what one run of one does (a
+     * compile); 0 or 1: one case at a time. */
+    int (*batch_limit)(const ss_target *t);
+    /* Runs items[0..n) on t together: each as `run` (run_program for a
+     * program case on a program target) would alone, its status and why
+     * filled; a batch's failure that the case alone does not show is said
+     * in its why. */
+    void (*run_batch)(const ss_target *t, ss_batch_item *items, size_t n);
     /* Where in t's pipeline a wrong result first appears (torch: dynamo,
      * functionalization, code generation): the sibling targets to rerun the
      * case on, in pipeline order, at most cap, each with the stage its wrong
@@ -150,6 +171,7 @@ int ss_target_set_add(const ss_target **set, size_t *n, const char *name, const 
 int ss_target_set_put(const ss_target **set, size_t *n, const ss_target *t);
 
 /* Questions and process events, asked of every engine (see ss_engine). */
+int ss_target_batch_limit(const ss_target *t);              /* 1 when the engine runs one at a time */
 const char *ss_target_poisoned(const ss_target *t);        /* t's engine's poisoned(), or NULL */
 int ss_target_large_per_mille(const ss_target *t);          /* -1 when the engine has no opinion */
 const char *ss_target_loaded_from(const ss_target *t);      /* NULL for built-in targets */

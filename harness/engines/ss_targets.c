@@ -108,6 +108,11 @@ int64_t ss_target_max_numel(const ss_target *t) {
     return t->engine->max_numel ? t->engine->max_numel(t) : 0;
 }
 
+int ss_target_batch_limit(const ss_target *t) {
+    const int k = t->engine->batch_limit && t->engine->run_batch ? t->engine->batch_limit(t) : 1;
+    return k > 1 ? k : 1;
+}
+
 int ss_target_meta_write(struct cJSON *meta, const ss_target *t, const char *schedule) {
     return t->engine->meta_write ? t->engine->meta_write(meta, t, schedule) : 0;
 }

@@ -20,6 +20,13 @@
  * dtype name (16 bytes, NUL-padded), u32 ndim, i64 sizes[ndim], u64 byte
  * length, the bytes (contiguous, little-endian, in the value's dtype)}.
  *
+ * A BATCH {u32 count K (1..SS_TP_MAX_BATCH), u32 0} is followed by K RUN
+ * frames of one compiled target; the worker runs them as one compiled
+ * function (each case on its own storages) and answers K RESULT frames in
+ * order, each exactly as for that RUN alone. A RESULT with the REPLACE bit
+ * ends the batch: the worker exits and the rest go unanswered (the harness
+ * runs them alone in a fresh worker).
+ *
  * A Python kernel's case (--py-kernel, docs/plugins.md) sets SS_TP_F_PYKERNEL
  * and puts after the head {u32 guard bytes G, u32 path length, u32 kernel
  * name length, u32 0, the module's path, the kernel's name, zeros to a
@@ -50,7 +57,10 @@
  * near 256 MiB. */
 #define SS_TP_MAX_RETURNS_BYTES ((uint64_t)256 << 20)
 
-enum { SS_TP_HELLO = 1, SS_TP_ACK, SS_TP_ERROR, SS_TP_RUN, SS_TP_RESULT, SS_TP_PROGRESS, SS_TP_PROBE };
+enum { SS_TP_HELLO = 1, SS_TP_ACK, SS_TP_ERROR, SS_TP_RUN, SS_TP_RESULT, SS_TP_PROGRESS, SS_TP_PROBE,
+       SS_TP_BATCH };
+/* The most RUN frames one BATCH announces. */
+#define SS_TP_MAX_BATCH 128
 /* RESULT statuses (pinned: the worker uses the same numbers). EXCEPTION:
  * PyTorch raised something that is neither its overlap refusal nor a
  * compile-only failure. REPLACE is or-ed in when the worker ends after this

@@ -47,7 +47,8 @@ import struct  # noqa: E402
 import traceback  # noqa: E402
 
 MAGIC, VERSION = 0x57545353, 1          # "SSTW"
-T_HELLO, T_ACK, T_ERROR, T_RUN, T_RESULT, T_PROGRESS, T_PROBE = 1, 2, 3, 4, 5, 6, 7
+T_HELLO, T_ACK, T_ERROR, T_RUN, T_RESULT, T_PROGRESS, T_PROBE, T_BATCH = 1, 2, 3, 4, 5, 6, 7, 8
+MAX_BATCH = 128                          # ss_torch_proto.h SS_TP_MAX_BATCH
 HEADER = struct.Struct("<IHHQ")
 RUN_HEAD = struct.Struct("<24s24s24s16sIIqqqqqq")
 VIEW_HEAD = struct.Struct("<qI4x")
@@ -479,7 +480,9 @@ class Faults:
     SSFUZZ_TORCH_TEST_FAULT=KIND:WHEN, KIND crash | hang | garbage | raise
     (eager raises: an error) | compile-raise (only the compiled run raises) |
     deaf (stops reading frames) | alias (a program's returned values report
-    x's storage bit flipped: shared for a fresh tensor, fresh for a view of x),
+    x's storage bit flipped: shared for a fresh tensor, fresh for a view of x) |
+    batch-corrupt (a case run inside a batch comes back with its first byte
+    flipped; alone it is right),
     WHEN N (every run from this worker's Nth) or dtype=NAME (every case of
     that dtype, so it recurs in a fresh worker)."""
 
@@ -515,6 +518,14 @@ class Faults:
     def alias_flip(self, c):
         """1 when the returned values' x bit is to be flipped (the alias fault)."""
         return 1 if self.kind == "alias" and self.due(c) else 0
+
+    def in_batch(self, c, result):
+        """batch-corrupt: a due case's first storage byte flipped after it
+        ran inside a batch (never alone): a failure only its batch shows."""
+        status, _, final = result
+        if self.kind == "batch-corrupt" and status == ST_OK and self.due(c) and c.in_bytes:
+            view = final[0] if isinstance(final, list) else final
+            view[0] ^= 1
 
     def raise_in(self, c, compiled):
         if (self.kind == "raise" or (self.kind == "compile-raise" and compiled)) and self.due(c):
@@ -711,6 +722,11 @@ def run_program_case(c, buf, dtype, device, progress):
     except Exception as exc:
         return judged(c, buf, initial, exc, dtype, device, compiled,
                       lambda st, sst: SHARED.run(torch, fn, *program_inputs(c, st, sst)))
+    return program_result(c, buf, initial, dtype, device, st, sst, returned)
+
+
+def program_result(c, buf, initial, dtype, device, st, sst, returned):
+    """An OK program RESULT: the final storages and the returned values."""
     try:
         # Reading the results is the worker's own code, not PyTorch's: a
         # failure here is the worker's error, never a verdict on the program.
@@ -722,6 +738,138 @@ def run_program_case(c, buf, dtype, device, progress):
         replace = ST_REPLACE if device != "cpu" else 0   # on a GPU the error may be sticky
         return ST_ERROR | replace, "worker: reading the program's results: %s" % first_line(exc), None
     return ST_OK, notes, [memoryview(buf)[c.data_at:]] + parts
+
+
+# ---- batches ---------------------------------------------------------------------
+
+# One case's share of a batched function: fn(*args) is what the case runs;
+# finish(out) makes its RESULT from what fn returned, once the batch ran.
+Part = collections.namedtuple("Part", "fn args finish")
+BATCHES = [0]           # batched functions compiled so far (each its own code object)
+
+
+def statement_part(c, buf, dtype, device):
+    p = spec_of(c)
+    st, sst = storages(c, buf, c.data_at, dtype, device)
+
+    def finish(out):
+        if len(out) == 2:                # scatter-return: y written back outside, as alone
+            st.as_strided(c.input[1], c.input[2], c.input[0]).copy_(out[1])
+        copy_back(c, buf, dtype, device, st, sst)
+        return ST_OK, "", memoryview(buf)[c.data_at:]
+    return Part(make_program(p), inputs_for(c, p, st, sst), finish)
+
+
+def program_part(c, buf, dtype, device):
+    fn = program_fn(c.program)
+    st, sst = storages(c, buf, c.data_at, dtype, device)
+    initial = bytes(buf[c.data_at:])
+
+    def finish(out):
+        returned = (out,) if torch.is_tensor(out) else tuple(out)
+        return program_result(c, buf, initial, dtype, device, st, sst, returned)
+    return Part(fn, program_inputs(c, st, sst), finish)
+
+
+def compile_batch(parts, backend, dynamic):
+    """One function running every part in turn, each on its own inputs, under
+    torch.compile: one compile for the batch. Each batch gets a code object
+    of its own, so dynamo's cache for it goes with it instead of piling up
+    guards on one shared code object."""
+    fns, counts = tuple(p.fn for p in parts), tuple(len(p.args) for p in parts)
+
+    def batch(*flat):
+        outs, at = [], 0
+        for fn, n in zip(fns, counts):
+            outs.append(fn(*flat[at:at + n]))
+            at += n
+        return tuple(outs)
+    BATCHES[0] += 1
+    batch.__code__ = batch.__code__.replace(co_name="ssfuzz_batch_%d" % BATCHES[0])
+    COMPILED.note(("batch", BATCHES[0]))     # counts toward dynamo's periodic reset
+    return torch.compile(batch, backend=backend, dynamic=dynamic, fullgraph=True)
+
+
+def run_together(group, cases, payloads, device, mode, progress, results):
+    """Runs the cases at `group` (indices) as one compiled function, filling
+    results; when it raises, each half is run the same way, down to single
+    cases, which run alone (run_case)."""
+    if not group:
+        return
+    if len(group) == 1:
+        results[group[0]] = answer(payloads[group[0]], progress)
+        return
+    initial = [bytes(payloads[i][cases[i].data_at:]) for i in group]
+    try:
+        parts = [(program_part if cases[i].program is not None else statement_part)(
+                 cases[i], payloads[i], dtype_of(cases[i].dtype_name), device) for i in group]
+        fn = compile_batch(parts, *mode)
+        progress(1)
+        try:
+            for i in group:
+                FAULTS.raise_in(cases[i], True)
+            outs = fn(*[a for part in parts for a in part.args])
+            if device != "cpu":
+                torch.cuda.synchronize()
+        finally:
+            progress(0)
+    except Exception:
+        for i, data in zip(group, initial):
+            payloads[i][cases[i].data_at:] = data
+        half = len(group) // 2
+        run_together(group[:half], cases, payloads, device, mode, progress, results)
+        run_together(group[half:], cases, payloads, device, mode, progress, results)
+        return
+    for i, part, out in zip(group, parts, outs):
+        results[i] = part.finish(out)
+        FAULTS.in_batch(cases[i], results[i])
+
+
+def same_run_key(c, buf):
+    """What decides a run's result: two runs of a batch with one key (a case
+    with a separate src under x-input and two-inputs: the same function on
+    the same tensors, as spec_of makes them alone) run once."""
+    what = c.program if c.program is not None else spec_of(c)
+    return (what, c.mode, c.dtype_name, c.input, c.src, c.aliased, bytes(buf[c.data_at:]))
+
+
+def run_batch(payloads, progress):
+    """The RESULTs of K RUN payloads of one compiled target (a BATCH frame),
+    run by one compiled function: compiling one function for K small cases
+    costs little more than compiling one case. Every case has storages of
+    its own and its own RESULT. If the batched function raises (a refusal,
+    a compile-only error, a graph break), its halves are run the same way,
+    down to single cases, which run alone: every verdict of an exception is
+    the one the case has alone. Cases that cannot share one function
+    (another mode, a kernel) all run alone."""
+    try:
+        cases = [Case(p) for p in payloads]
+    except Exception:
+        cases = []
+    mode = backend_of(cases[0].mode) if cases else None
+    if (len(cases) < 2 or mode is None or
+            any(c.kernel is not None or c.mode != cases[0].mode or dtype_of(c.dtype_name) is None
+                for c in cases)):
+        return [answer(p, progress) for p in payloads]
+    device = "cuda" if cases[0].mode.endswith("cuda") else "cpu"
+    results, first_of, group, copies = [None] * len(cases), {}, [], []
+    for i, (c, p) in enumerate(zip(cases, payloads)):
+        key = same_run_key(c, p)
+        if key in first_of:
+            copies.append((i, first_of[key]))
+        else:
+            first_of[key] = i
+            group.append(i)
+    run_together(group, cases, payloads, device, mode, progress, results)
+    for i, j in copies:
+        status, message, final = results[j]
+        if status == ST_OK:
+            at = cases[i].data_at
+            payloads[i][at:] = payloads[j][cases[j].data_at:]
+            rest = final[1:] if isinstance(final, list) else []
+            final = [memoryview(payloads[i])[at:]] + rest if rest else memoryview(payloads[i])[at:]
+        results[i] = (status, message, final)
+    return results
 
 
 # ---- Python kernels (--py-kernel) ----------------------------------------------
@@ -901,21 +1049,59 @@ def main():
             progress(0)
             send(T_ACK, why.encode("utf-8", "replace")[:2000])
             continue
-        if kind != T_RUN:
+        if kind == T_BATCH:
+            runs = read_batch(payload)
+            if runs is None:
+                return 2
+            for run in runs:
+                FAULTS.before_run(run)
+            answers = run_batch(runs, progress)
+        elif kind == T_RUN:
+            FAULTS.before_run(payload)
+            answers = [answer(payload, progress)]
+        else:
             send(T_ERROR, b"worker: unexpected frame type %d" % kind)
             return 2
-        FAULTS.before_run(payload)
-        try:
-            status, message, final = run_case(payload, progress)
-        except Exception:
-            status, message, final = ST_ERROR | ST_REPLACE, "worker: " + traceback.format_exc().strip().splitlines()[-1], None
-        msg = message.encode("utf-8", "replace")[:2000]
-        head = struct.pack("<II", status, len(msg))
-        if status == ST_OK and not isinstance(final, list):
-            final = [final]
-        send(T_RESULT, head, msg, *(final if status == ST_OK else []))
-        if status & ST_REPLACE:
-            return 0                     # the harness starts a fresh worker
+        for status, message, final in answers:
+            send_result(status, message, final)
+            if status & ST_REPLACE:
+                return 0                 # the harness starts a fresh worker (and reruns the rest)
+
+
+def read_batch(payload):
+    """The RUN payloads a BATCH frame announces ({u32 count, u32 0}, then that
+    many RUN frames), or None after an ERROR frame."""
+    if len(payload) != 8:
+        send(T_ERROR, b"worker: a BATCH frame of %d bytes, not 8" % len(payload))
+        return None
+    count, zero = struct.unpack("<II", payload)
+    if not 1 <= count <= MAX_BATCH or zero:
+        send(T_ERROR, b"worker: a BATCH of %d cases (1 to %d)" % (count, MAX_BATCH))
+        return None
+    runs = []
+    for _ in range(count):
+        kind, run = read_frame()
+        if kind != T_RUN:
+            send(T_ERROR, b"worker: frame type %d inside a BATCH, not RUN" % kind)
+            return None
+        runs.append(run)
+    return runs
+
+
+def answer(payload, progress):
+    """One RUN's (status, message, final)."""
+    try:
+        return run_case(payload, progress)
+    except Exception:
+        return ST_ERROR | ST_REPLACE, "worker: " + traceback.format_exc().strip().splitlines()[-1], None
+
+
+def send_result(status, message, final):
+    msg = message.encode("utf-8", "replace")[:2000]
+    head = struct.pack("<II", status, len(msg))
+    if status == ST_OK and not isinstance(final, list):
+        final = [final]
+    send(T_RESULT, head, msg, *(final if status == ST_OK else []))
 
 
 if __name__ == "__main__":
