@@ -503,6 +503,7 @@ void ss_pyworker_run_batch(ss_pyworker *w, const ss_pyw_run *runs, size_t n, ss_
             char *why = whys + done * why_len;
             st[done] = read_result(w, &runs[done], &batch_returns[done], &lost, &timed_out, why, why_len);
             if (lost) { snprintf(loss, sizeof loss, "%s", why); break; }
+            ss_target_clock(0);   /* each answer read has the per-run limit from here */
             done++;
             if (w->pid <= 0) break;   /* REPLACE: the worker ended itself after this result */
         }

@@ -13,6 +13,11 @@ a program case (docs/programs.md) also carries the Python source of
 `def program(x, src)` (printed by the harness); its RESULT also carries what
 the program returned (bytes, dtype, shape, which storage each shares).
 
+A BATCH frame announces K RUN frames of one compiled target: the worker
+compiles one function that runs every case on its own storages (one compile
+for K cases) and answers K RESULT frames in order, each as that RUN alone
+would be answered (run_batch).
+
 Modes: eager-DEVICE runs the code as written; compile-DEVICE and
 compile-dynamic-DEVICE torch.compile it with inductor (static, dynamic
 shapes); aot-eager-DEVICE with backend "aot_eager" (dynamo and
