@@ -166,10 +166,11 @@ static void run_one(ss_replay_ctx *rc, const char *label, const ss_target *t, co
     run->schedule = ss_target_schedule(t, ro->schedule);
     run->isolated = isolate;
     const double t0 = ss_now_s();
+    int batched = 0;
     if (isolate)
         ss_isolated_check(&rc->check, &rc->plan, r->ref_status, t, ro,
                           rc->opts.case_timeout > 0 ? rc->opts.case_timeout : 10.0, &run->res);
-    else if (!in_batch(rc, label, t, ro, r, run, io))
+    else if (!(batched = in_batch(rc, label, t, ro, r, run, io)))
         ss_check_target(&rc->check, &rc->plan, r->ref_status, t, ro, &run->res);
     run->seconds = ss_now_s() - t0;
     run->status = run->res.verdict == SS_TARGET_UNAVAILABLE ? SS_RUN_UNAVAILABLE
@@ -185,7 +186,8 @@ static void run_one(ss_replay_ctx *rc, const char *label, const ss_target *t, co
     if (run->schedule) snprintf(where, sizeof where, " under %s", run->schedule);
     char detail[512];
     FILE *out = io->out;
-    const int stage = rc->opts.find_stage && !isolate;
+    /* A batch-only failure's stage is not looked for: the siblings would run it alone. */
+    const int stage = rc->opts.find_stage && !isolate && !batched;
     if (ss_verdict_is_finding(run->res.verdict))
         r->exit_code = ss_exit_worse(r->exit_code, SS_EXIT_FINDING);
     switch (run->res.verdict) {
