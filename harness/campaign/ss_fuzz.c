@@ -555,11 +555,15 @@ static void worker_main(const ss_fuzz_config *cfg, fz_slot *slot, int cmd_fd, in
     }
     const int group = ss_fuzz_group_limit(cfg);
     if (group > 1 && !(w->group = calloc(1, sizeof *w->group))) _exit(3);
+    /* Groups start small and double up to `group`: the first answers (and a
+     * bug every case shows) come after a small compile, not a full one. */
+    int ramp = group > 2 ? 2 : group;
     fz_cmd cmd;
     while (io_full(cmd_fd, &cmd, sizeof cmd, 0) == 0 && cmd.count) {
         for (uint64_t i = cmd.first; group > 1 && i < cmd.first + cmd.count && !LOAD(slot->stop);) {
             STORE(slot->phase, 1);
-            run_group(w, &i, cmd.first + cmd.count, group);
+            run_group(w, &i, cmd.first + cmd.count, ramp);
+            ramp = ramp * 2 < group ? ramp * 2 : group;
             STORE(slot->phase, 0);
             STORE(slot->started_ns, 0);
         }
