@@ -70,14 +70,16 @@ int ss_check_prepare(ss_check_ctx *ctx, const ss_case *c, const ss_plan *plan,
                  in_bytes + src_bytes, budget);
         return -1;
     }
-    ss_storage *all_in[] = {&ctx->init_in, &ctx->ref_in, &ctx->tgt_in};
-    ss_storage *all_src[] = {&ctx->init_src, &ctx->ref_src, &ctx->tgt_src};
-    for (int i = 0; i < 3; i++) {
-        if (ss_storage_reserve(all_in[i], in_bytes, SS_GUARD_DEFAULT) ||
-            ss_storage_reserve(all_src[i], src_bytes, SS_GUARD_DEFAULT)) {
-            snprintf(why, why_len, "out of memory for %zu bytes of storage", in_bytes + src_bytes);
-            return -1;
-        }
+    /* Only the initial storages get their bands set here: the reference's
+     * and the target's are copies of them, bands included, before use. */
+    if (ss_storage_reserve(&ctx->init_in, in_bytes, SS_GUARD_DEFAULT) ||
+        ss_storage_reserve(&ctx->init_src, src_bytes, SS_GUARD_DEFAULT) ||
+        ss_storage_reserve_bare(&ctx->ref_in, in_bytes, SS_GUARD_DEFAULT) ||
+        ss_storage_reserve_bare(&ctx->ref_src, src_bytes, SS_GUARD_DEFAULT) ||
+        ss_storage_reserve_bare(&ctx->tgt_in, in_bytes, SS_GUARD_DEFAULT) ||
+        ss_storage_reserve_bare(&ctx->tgt_src, src_bytes, SS_GUARD_DEFAULT)) {
+        snprintf(why, why_len, "out of memory for %zu bytes of storage", in_bytes + src_bytes);
+        return -1;
     }
     ss_fill_case(c, &ctx->init_in, &ctx->init_src);
     ctx->dtype = (int)c->dtype;

@@ -48,7 +48,8 @@ static void advise_huge(uint8_t *p, size_t n) {
 #endif
 }
 
-int ss_storage_reserve(ss_storage *s, size_t bytes, size_t guard) {
+/* The block and layout of ss_storage_reserve, bands not set. */
+static int reserve_block(ss_storage *s, size_t bytes, size_t guard) {
     if (bytes > SIZE_MAX / 2 || guard > SIZE_MAX / 4) return -1;
     const size_t total = bytes + 2 * guard;
     if (!s->base || total > s->cap) {
@@ -67,9 +68,18 @@ int ss_storage_reserve(ss_storage *s, size_t bytes, size_t guard) {
     POISON(s->base + total, s->cap - total);
     s->bytes = bytes;
     s->guard = guard;
+    return 0;
+}
+
+int ss_storage_reserve(ss_storage *s, size_t bytes, size_t guard) {
+    if (reserve_block(s, bytes, guard)) return -1;
     set_guard(s->base, guard);
     set_guard(s->base + guard + bytes, guard);
     return 0;
+}
+
+int ss_storage_reserve_bare(ss_storage *s, size_t bytes, size_t guard) {
+    return reserve_block(s, bytes, guard);
 }
 
 void ss_storage_free(ss_storage *s) {
@@ -90,13 +100,13 @@ void ss_storage_copy(ss_storage *dst, const ss_storage *src) {
 /* All n bytes are the guard byte: the first is, and each equals its successor
  * (one memcmp of the block against itself shifted by one). */
 static int all_guard(const uint8_t *p, size_t n) {
-    if (n == SS_GUARD_DEFAULT) {   /* the usual width: eight words, no library call */
-        uint64_t diff = 0, w;
-        for (size_t i = 0; i < SS_GUARD_DEFAULT; i += 8) {
-            memcpy(&w, p + i, 8);
-            diff |= w ^ 0x0101010101010101ull * SS_GUARD_BYTE;
-        }
-        return diff == 0;
+    if (n == SS_GUARD_DEFAULT) {   /* the usual width: eight words, no library call, no loop */
+        _Static_assert(SS_GUARD_DEFAULT == 64, "eight words");
+        uint64_t w[8];
+        memcpy(w, p, sizeof w);
+        const uint64_t g = 0x0101010101010101ull * SS_GUARD_BYTE;
+        return ((w[0] ^ g) | (w[1] ^ g) | (w[2] ^ g) | (w[3] ^ g) | (w[4] ^ g) | (w[5] ^ g) | (w[6] ^ g) |
+                (w[7] ^ g)) == 0;
     }
     return n == 0 || (p[0] == SS_GUARD_BYTE && !memcmp(p, p + 1, n - 1));
 }
@@ -160,12 +170,25 @@ static void fill_readable(ss_dtype t, uint64_t v0, uint8_t *data, int64_t numel)
     }
 }
 
+/* data[i] = (uint16_t)(x0 + i) for i < numel: eight at a time. */
+static void fill_count16(uint8_t *data, uint16_t x0, int64_t numel) {
+    typedef uint16_t u16x8 __attribute__((vector_size(16)));
+    u16x8 v = {0, 1, 2, 3, 4, 5, 6, 7};
+    v += x0;
+    int64_t i = 0;
+    for (; i + 8 <= numel; i += 8, v += 8) memcpy(data + 2 * i, &v, 16);
+    for (; i < numel; i++) {
+        const uint16_t x = (uint16_t)(x0 + (uint64_t)i);
+        memcpy(data + 2 * i, &x, 2);
+    }
+}
+
 /* The bit-pattern counter for elements numbered n0, n0 + 1, ... */
 static void fill_counter(ss_dtype t, uint64_t salt, uint64_t n0, uint8_t *data, int64_t numel) {
     const uint64_t v0 = 0;
     switch (t) {
     case SS_BOOL: FILL(uint8_t, (uint8_t)(ss_mix64(salt ^ n) & 1)); break;
-    case SS_FLOAT16: case SS_BFLOAT16: FILL(uint16_t, (uint16_t)(salt + n)); break;
+    case SS_FLOAT16: case SS_BFLOAT16: fill_count16(data, (uint16_t)(salt + n0), numel); break;
     case SS_FLOAT32: FILL(uint32_t, (uint32_t)(salt + n)); break;
     case SS_COMPLEX64: FILL(uint64_t, salt + n); break;
     default: break;

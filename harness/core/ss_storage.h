@@ -11,6 +11,9 @@
 /* Allocate (or grow, reusing the old block) a storage of `bytes` data bytes and
  * set both guard bands. 0 ok, -1 out of memory (s unchanged). */
 int ss_storage_reserve(ss_storage *s, size_t bytes, size_t guard);
+/* ss_storage_reserve without setting the bands, for a storage that
+ * ss_storage_copy fills whole (bands included) before anything reads it. */
+int ss_storage_reserve_bare(ss_storage *s, size_t bytes, size_t guard);
 void ss_storage_free(ss_storage *s);
 /* Copy data and guards from src (same sizes). */
 void ss_storage_copy(ss_storage *dst, const ss_storage *src);
