@@ -360,6 +360,11 @@ static int64_t case_bytes(const ss_case *c) {
     return n > INT64_MAX / 16 ? INT64_MAX / 16 : n * (int64_t)c->op.elem_size;
 }
 
+/* A batched failure is rerun alone up to this many times before it is
+ * called batch-only: a race (a parallel kernel over overlapping memory) may
+ * pass once by chance, and the reruns cost little (the compile is cached). */
+#define FZ_ALONE_RERUNS 3
+
 /* A failure only its batch shows: written unminimized, with the batch in
  * meta.batch (ss_batch_record: the batch's cases in order, this one's
  * position, the schedules each ran under), which replay runs as one batch
@@ -389,8 +394,8 @@ static void on_batch_only(fz_worker_state *w, const fz_group *g, const size_t *m
         return;
     }
     ss_check_describe(&me->plan, res, what, sizeof what);
-    snprintf(detail, sizeof detail, "only inside a batch of %zu cases (this one at %zu; alone it agrees): %.300s",
-             nm, pos, what);
+    snprintf(detail, sizeof detail, "only inside a batch of %zu cases (this one at %zu; alone it agreed %d times: "
+             "a failure of the batch, or a nondeterministic one): %.280s", nm, pos, FZ_ALONE_RERUNS, what);
     snprintf(found_by, sizeof found_by, "%s", cfg->found_by ? cfg->found_by : "ssfuzz fuzz");
     ss_finding f = {kind, t, sched_of(t, (int)ro->schedule), ro->seed, 1, cfg->seed, me->index,
                     ss_min_numel(&m), m.op.input.ndim, 0, found_by, detail};
@@ -399,8 +404,8 @@ static void on_batch_only(fz_worker_state *w, const fz_group *g, const size_t *m
                          err.field, err.msg);
     else ss_report_line(&m, &f, path, rc == 1, line, sizeof line);
     const size_t used = strlen(line);
-    snprintf(line + used, sizeof line - used, "; only inside its batch of %zu cases (alone it agrees; replay "
-             "reruns the batch)", nm);
+    snprintf(line + used, sizeof line - used, "; only inside its batch of %zu cases (alone it agreed %d times; "
+             "replay reruns the batch)", nm, FZ_ALONE_RERUNS);
     ss_report_key(&m, &f, bug, sizeof bug);
     send_finding(w, ti, (int)ro->schedule, kind, bug, rc < 0 ? NULL : path, rc == 1, line, rc < 0);
     ss_case_free(&m);
@@ -436,13 +441,19 @@ static void check_group_on_target(fz_worker_state *w, fz_group *g, int ti) {
                 refs[r] = g->m[runs[r].j].ref;
                 opts[r] = (ss_run_opts){runs[r].s, 1, 0};
             }
+            /* One case's forms alone make no batch (meta.batch records the
+             * other cases): they run one by one, as without batches. */
+            const int one_case = runs[0].j == runs[n - 1].j;
             STORE(w->slot->cur_index, g->m[runs[0].j].local);
             start_run(w, ti, runs[0].s, (int64_t)(cfg->case_timeout * 1e9) * (int64_t)n);
             for (size_t r = 0; r < n; r++) maybe_fault(w, g->m[runs[r].j].index);
-            ss_check_batch(ctxs, plans, refs, opts, n, t, res);
+            for (size_t r = 0; one_case && r < n; r++) ss_check_target(ctxs[r], plans[r], refs[r], t, &opts[r], &res[r]);
+            if (!one_case) ss_check_batch(ctxs, plans, refs, opts, n, t, res);
             if (ss_target_poisoned(t)) _exit(FZ_EXIT_POISONED);
-            STORE(w->slot->batches, w->slot->batches + 1);
-            STORE(w->slot->batched_cases, w->slot->batched_cases + n);
+            if (!one_case) {
+                STORE(w->slot->batches, w->slot->batches + 1);
+                STORE(w->slot->batched_cases, w->slot->batched_cases + n);
+            }
             for (size_t r = 0; r < n; r++) {
                 fz_member *m = &g->m[runs[r].j];
                 count_run(w, &m->plan, t, &res[r]);
@@ -450,12 +461,16 @@ static void check_group_on_target(fz_worker_state *w, fz_group *g, int ti) {
                 m->found = 1;   /* runs are in schedule order: this is the case's first failing one */
                 STORE(w->slot->cur_index, m->local);
                 STORE(w->slot->sched, runs[r].s);
-                if (n == 1) { on_finding(w, &m->c, &m->plan, m->index, ti, &opts[r], &res[r]); continue; }
+                if (one_case) { on_finding(w, &m->c, &m->plan, m->index, ti, &opts[r], &res[r]); continue; }
                 ss_check_result alone;
-                start_run(w, ti, runs[r].s, 0);
-                ss_check_target(&g->ctx[runs[r].j], &m->plan, m->ref, t, &opts[r], &alone);
-                if (ss_target_poisoned(t)) _exit(FZ_EXIT_POISONED);
-                if (is_finding(cfg, alone.verdict)) {
+                int failed_alone = 0;
+                for (int again = 0; again < FZ_ALONE_RERUNS && !failed_alone; again++) {
+                    start_run(w, ti, runs[r].s, 0);
+                    ss_check_target(&g->ctx[runs[r].j], &m->plan, m->ref, t, &opts[r], &alone);
+                    if (ss_target_poisoned(t)) _exit(FZ_EXIT_POISONED);
+                    failed_alone = is_finding(cfg, alone.verdict);
+                }
+                if (failed_alone) {
                     on_finding(w, &m->c, &m->plan, m->index, ti, &opts[r], &alone);
                     continue;
                 }
