@@ -212,6 +212,14 @@ static void test_overlap_classes(void **state) {
     /* interleaved: x[0::2] <- x[1::2] has intersecting byte ranges but no shared element */
     assert_int_equal(overlap_of(tu_op(4, 10, x10, tu_view(1, 1, TU_ARR(5), TU_ARR(2)), 0, NONE, NONE, 2)),
                      SS_OVL_OUTSIDE_SLICE);
+    /* even elements (an input with internal overlap) and odd ones: no shared
+     * element, and too many candidates for the plan's search, which then
+     * falls back on the views' runs */
+    const ss_view even = tu_view(0, 4, TU_ARR(6, 6, 6, 6), TU_ARR(2, 4, 6, 8));
+    assert_int_equal(overlap_of(tu_op(1, 128, even, tu_view(1, 4, TU_ARR(6, 6, 6, 6), TU_ARR(2, 4, 6, 8)), 0, NONE,
+                                      NONE, 1)), SS_OVL_DISJOINT);
+    assert_int_equal(overlap_of(tu_op(1, 128, even, tu_view(2, 4, TU_ARR(6, 6, 6, 6), TU_ARR(2, 4, 6, 8)), 0, NONE,
+                                      NONE, 1)), SS_OVL_PARTIAL);
     ss_op sep = tu_op(4, 10, x10, tu_contig(0, 1, TU_ARR(9)), 0, SOME(1), NONE, 1);
     sep.src_aliased = 0;
     sep.src_storage_numel = 9;
@@ -276,13 +284,15 @@ static long check_src_layouts(ss_op op, int64_t max_off, int64_t max_stride) {
                 op.src = tu_view(off, nd, slice.sizes, st);
                 if (ss_plan_build(&op, &p, &err) != 0) continue;
                 assert_int_equal(p.overlap, brute_overlap(&p));
+                assert_int_equal(ss_plan_overlap_unsolved(&p), p.overlap);
                 compared++;
             }
     return compared;
 }
 
-/* Exhaustive over small 1-D and 2-D layouts: the arithmetic test of runs and
- * the bitmap (views with many runs) must both give the class exactly. */
+/* Exhaustive over small 1-D and 2-D layouts: the plan's search for a shared
+ * element, and the ways it falls back on (the arithmetic test of runs, the
+ * bitmap for views with many runs), must each give the class exactly. */
 static void test_overlap_exhaustive(void **state) {
     (void)state;
     long compared = 0;
@@ -309,6 +319,50 @@ static void test_overlap_exhaustive(void **state) {
                     }
     print_message("%ld plans compared\n", compared);
     assert_true(compared > 100000);
+}
+
+/* Random layouts of up to 4 dims (repeated, zero and interleaving strides,
+ * wide dims): the class, searched and by the fallbacks, against brute force. */
+static int64_t draw(uint64_t *rng, int64_t n) {
+    *rng = *rng * 6364136223846793005ull + 1442695040888963407ull;
+    return (int64_t)((*rng >> 33) % (uint64_t)n);
+}
+
+static void test_overlap_random_dims(void **state) {
+    (void)state;
+    uint64_t rng = 11;
+    long compared = 0, by_class[5] = {0};
+    for (int iter = 0; iter < 200000; iter++) {
+        const int nd = 1 + (int)draw(&rng, 4), wide = iter % 8 == 0;
+        int64_t sz[4], st[4], sst[4];
+        for (int d = 0; d < nd; d++) {
+            sz[d] = 1 + draw(&rng, wide ? 12 : 5);
+            st[d] = draw(&rng, iter % 3 ? 9 : 3);
+        }
+        const int64_t off = draw(&rng, 24), dim = draw(&rng, nd), start = draw(&rng, 3), step = 1 + draw(&rng, 2);
+        ss_op op = tu_op(1, 128, tu_view(off, nd, sz, st), tu_view(0, 1, TU_ARR(1), TU_ARR(1)), dim, SOME(start),
+                         NONE, step);
+        ss_plan p;
+        ss_error err;
+        ss_plan_build(&op, &p, &err);   /* fails on src's sizes once the slice is set */
+        if (p.slice.ndim != nd) continue;
+        for (int d = 0; d < nd; d++) {
+            const int64_t pick = draw(&rng, 4), which = draw(&rng, nd), other = draw(&rng, iter % 3 ? 11 : 3);
+            sst[d] = pick == 0 ? st[which] : other;
+        }
+        const int64_t near = p.slice.offset + draw(&rng, 5) - 2, far = draw(&rng, 40);
+        op.src = tu_view(iter % 5 == 0 ? near : far, nd, p.slice.sizes, sst);
+        if (op.src.offset < 0 || ss_plan_build(&op, &p, &err) != 0) continue;
+        assert_int_equal(p.overlap, brute_overlap(&p));
+        assert_int_equal(ss_plan_overlap_unsolved(&p), p.overlap);
+        by_class[p.overlap]++;
+        compared++;
+    }
+    print_message("%ld plans compared (disjoint %ld, same view %ld, partial %ld, outside the slice %ld)\n",
+                  compared, by_class[SS_OVL_DISJOINT], by_class[SS_OVL_SAME_VIEW], by_class[SS_OVL_PARTIAL],
+                  by_class[SS_OVL_OUTSIDE_SLICE]);
+    assert_true(compared > 20000 && by_class[SS_OVL_DISJOINT] && by_class[SS_OVL_PARTIAL] &&
+                by_class[SS_OVL_OUTSIDE_SLICE]);
 }
 
 /* 1-D runs far apart with large strides (gcd and lcm arithmetic, products
@@ -348,6 +402,7 @@ static void test_overlap_large_strides(void **state) {
                               : meet_slice ? SS_OVL_PARTIAL
                               : meet_input ? SS_OVL_OUTSIDE_SLICE : SS_OVL_DISJOINT;
         assert_int_equal(p.overlap, want);
+        assert_int_equal(ss_plan_overlap_unsolved(&p), want);
     }
 }
 
@@ -363,6 +418,7 @@ int main(void) {
         cmocka_unit_test(test_overlap_classes),
         cmocka_unit_test(test_overlap_exhaustive),
         cmocka_unit_test(test_overlap_large_strides),
+        cmocka_unit_test(test_overlap_random_dims),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

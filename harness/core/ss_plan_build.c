@@ -29,10 +29,11 @@ int64_t ss_view_offset_of(const ss_view *v, const int64_t *idx) {
     return off;
 }
 
-/* Checks one view against its storage; on success *numel and *last hold its
- * element count and the largest storage index it touches (-1 when empty). */
-static int check_view(const ss_view *v, int64_t storage_numel, const char *name,
-                      int64_t *numel, int64_t *last, ss_error *err) {
+/* Checks one view against its storage, rule by rule, each failure with its
+ * own message; on success *numel and *last hold its element count and the
+ * largest storage index it touches (-1 when empty). */
+static int check_view_rules(const ss_view *v, int64_t storage_numel, const char *name,
+                            int64_t *numel, int64_t *last, ss_error *err) {
     /* Field names are formatted only on failure: this runs twice per case. */
     char field[64];
     if (v->ndim < 0 || v->ndim > SS_MAX_NDIM)
@@ -79,6 +80,35 @@ static int check_view(const ss_view *v, int64_t storage_numel, const char *name,
                        "(size - 1) * stride) but its storage has %lld elements: numel must be >= %lld",
                        (long long)end, (long long)v->offset, (long long)span, (long long)storage_numel,
                        (long long)end + 1);
+    *last = end;
+    return 0;
+}
+
+/* check_view_rules in one pass over the dims: the same arithmetic in the same
+ * order, every failure only flagged; a view that fails any rule (or whose
+ * rule order decides the message) goes through check_view_rules. This runs
+ * twice per case. */
+static int check_view(const ss_view *v, int64_t storage_numel, const char *name,
+                      int64_t *numel, int64_t *last, ss_error *err) {
+    if (v->ndim < 0 || v->ndim > SS_MAX_NDIM || v->offset < 0)
+        return check_view_rules(v, storage_numel, name, numel, last, err);
+    int64_t n = 1, span = 0, below, extent;
+    int bad = 0, bad_span = 0;
+    for (int d = 0; d < v->ndim; d++) {
+        const int64_t size = v->sizes[d], stride = v->strides[d];
+        bad |= (size < 0) | (stride < 0) | !mul_ok(n, size, &n);
+        bad_span |= __builtin_sub_overflow(size, 1, &below) | !mul_ok(below, stride, &extent) |
+                    !add_ok(span, extent, &span);
+    }
+    if (bad || n > SS_MAX_NUMEL) return check_view_rules(v, storage_numel, name, numel, last, err);
+    *numel = n;
+    if (n == 0) {   /* an empty view touches no element (PyTorch: any offset fits) */
+        *last = -1;
+        return 0;
+    }
+    int64_t end;
+    if (bad_span || !add_ok(v->offset, span, &end) || end >= storage_numel)
+        return check_view_rules(v, storage_numel, name, numel, last, err);
     *last = end;
     return 0;
 }
@@ -326,15 +356,95 @@ static int64_t row_starts(const runs *r, int64_t *starts, int64_t cap) {
     return rows;
 }
 
+/* ---- a shared element as a bounded linear equation ----
+ *
+ * a and b share an element when a.offset + sum(i_d * a.stride_d) ==
+ * b.offset + sum(j_d * b.stride_d) for some indices 0 <= i_d < a.size_d,
+ * 0 <= j_d < b.size_d: sum(x_k * c_k) == b.offset - a.offset with one unknown
+ * x_k per stride c_k > 0, in [lo_k, hi_k] (i_d, or -j_d; unknowns of equal
+ * stride merged: their sum takes every value between the sums of their
+ * bounds). Size-1 and stride-0 dims move nothing and are left out. Solved
+ * exactly by a search from the largest stride down, where the smaller
+ * strides' reachable range bounds each unknown; for nested layouts (each
+ * stride past the reach of the smaller ones, the usual case) a level has at
+ * most two candidates. */
+
+/* One unknown: x in [lo, hi] with coefficient c > 0. */
+typedef struct term { int64_t c, lo, hi; } term;
+
+/* Candidates the search may try before it gives up (-1: no answer). */
+#define SOLVE_BUDGET 64
+
+static int64_t floor_div(int64_t a, int64_t c) { return a >= 0 ? a / c : -((c - 1 - a) / c); }   /* c > 0 */
+
+/* Is sum(x_k * c_k for k >= i) == r solvable? t sorted by c descending, all c
+ * distinct; lo_sum[i] and hi_sum[i] the least and greatest such sums. Every
+ * magnitude is below 2^42 (a validated view's reach is below 2^40). */
+static int solve_from(const term *t, int n, int i, int64_t r, const int64_t *lo_sum, const int64_t *hi_sum,
+                      int *budget) {
+    if (r < lo_sum[i] || r > hi_sum[i]) return 0;
+    if (i == n) return 1;                      /* r == 0 */
+    if (i == n - 1) return r % t[i].c == 0;    /* then r / c is within [lo, hi] */
+    if (i == n - 2) {   /* x * c + y * c' == r: {x * c} meets {r - y * c'}, two progressions */
+        const term u = t[i], v = t[i + 1];
+        return aps_meet((ap){u.lo * u.c, u.c, u.hi - u.lo + 1}, (ap){r - v.hi * v.c, v.c, v.hi - v.lo + 1});
+    }
+    int64_t x = -floor_div(hi_sum[i + 1] - r, t[i].c);   /* ceil((r - hi_sum[i + 1]) / c) */
+    int64_t x_end = floor_div(r - lo_sum[i + 1], t[i].c);
+    if (x < t[i].lo) x = t[i].lo;
+    if (x_end > t[i].hi) x_end = t[i].hi;
+    for (; x <= x_end; x++) {
+        if (--*budget < 0) return -1;
+        const int k = solve_from(t, n, i + 1, r - x * t[i].c, lo_sum, hi_sum, budget);
+        if (k) return k;
+    }
+    return 0;
+}
+
+/* Adds the unknowns of v's dims (sign +1: x = i_d, -1: x = -j_d) to t,
+ * sorted by c descending, equal strides merged. */
+static void add_terms(const ss_view *v, int sign, term *t, int *n) {
+    for (int d = 0; d < v->ndim; d++) {
+        const int64_t c = v->strides[d], top = v->sizes[d] - 1;
+        if (top == 0 || c == 0) continue;
+        const int64_t lo = sign > 0 ? 0 : -top, hi = sign > 0 ? top : 0;
+        int k = 0;
+        while (k < *n && t[k].c > c) k++;
+        if (k < *n && t[k].c == c) { t[k].lo += lo; t[k].hi += hi; continue; }
+        for (int j = *n; j > k; j--) t[j] = t[j - 1];
+        t[k] = (term){c, lo, hi};
+        (*n)++;
+    }
+}
+
+/* Do a and b (validated, non-empty) share an element? 1 or 0 exactly, or -1
+ * when the search ran out of candidates. */
+static int views_meet_solved(const ss_view *a, const ss_view *b) {
+    term t[2 * SS_MAX_NDIM];
+    int n = 0;
+    add_terms(a, 1, t, &n);
+    add_terms(b, -1, t, &n);
+    int64_t lo_sum[2 * SS_MAX_NDIM + 1], hi_sum[2 * SS_MAX_NDIM + 1];
+    lo_sum[n] = hi_sum[n] = 0;
+    for (int k = n - 1; k >= 0; k--) {
+        lo_sum[k] = lo_sum[k + 1] + t[k].lo * t[k].c;
+        hi_sum[k] = hi_sum[k + 1] + t[k].hi * t[k].c;
+    }
+    int budget = SOLVE_BUDGET;
+    return solve_from(t, n, 0, b->offset - a->offset, lo_sum, hi_sum, &budget);
+}
+
 /* Row pairs worth testing one by one with aps_meet before a bitmap is cheaper. */
 #define AP_PAIRS 16
 
 /* Do the element sets of a and b (both non-empty, within [lo, hi]) intersect?
- * Exact. When both views have few runs (a 1-D progression each, the common
- * case), every pair of runs is solved arithmetically; otherwise a bitmap
- * marks a and tests b (which stops at the first shared element): pass the
- * view with fewer elements as a. */
-static int views_intersect(const ss_view *a, const ss_view *b, int64_t lo, int64_t hi) {
+ * Exact. First as an equation (above); where its search gives up: when both
+ * views have few runs, every pair of runs is solved arithmetically;
+ * otherwise a bitmap marks a and tests b (which stops at the first shared
+ * element): pass the view with fewer elements as a. */
+static int views_intersect(const ss_view *a, const ss_view *b, int64_t lo, int64_t hi, int solve) {
+    const int solved = solve ? views_meet_solved(a, b) : -1;
+    if (solved >= 0) return solved;
     runs ra, rb;
     runs_of(a, &ra);
     runs_of(b, &rb);
@@ -365,7 +475,8 @@ static void view_range(const ss_view *v, int64_t *lo, int64_t *hi) {
     for (int d = 0; d < v->ndim; d++) *hi += (v->sizes[d] - 1) * v->strides[d];
 }
 
-static ss_overlap classify(const ss_plan *p) {
+/* The overlap class; solve == 0 skips the equation (tests: runs and bitmaps alone). */
+static ss_overlap classify(const ss_plan *p, int solve) {
     if (!p->op.src_aliased) return SS_OVL_SEPARATE;
     if (p->slice_numel == 0) return SS_OVL_DISJOINT;
     if (same_view(&p->slice, &p->op.src)) return SS_OVL_SAME_VIEW;
@@ -374,12 +485,14 @@ static ss_overlap classify(const ss_plan *p) {
     view_range(&p->op.src, &rlo, &rhi);
     view_range(&p->op.input, &ilo, &ihi);
     int64_t lo = rlo < ilo ? rlo : ilo, hi = rhi > ihi ? rhi : ihi;
-    if (rlo <= shi && slo <= rhi && views_intersect(&p->slice, &p->op.src, lo, hi))
+    if (rlo <= shi && slo <= rhi && views_intersect(&p->slice, &p->op.src, lo, hi, solve))
         return SS_OVL_PARTIAL;
-    if (rlo <= ihi && ilo <= rhi && views_intersect(&p->op.src, &p->op.input, lo, hi))
+    if (rlo <= ihi && ilo <= rhi && views_intersect(&p->op.src, &p->op.input, lo, hi, solve))
         return SS_OVL_OUTSIDE_SLICE;
     return SS_OVL_DISJOINT;
 }
+
+ss_overlap ss_plan_overlap_unsolved(const ss_plan *plan) { return classify(plan, 0); }
 
 int ss_plan_build(const ss_op *op, ss_plan *plan, ss_error *err) {
     return ss_plan_build_limited(op, 0, plan, err);
@@ -505,6 +618,6 @@ int ss_plan_build_limited(const ss_op *op, size_t max_bytes, ss_plan *plan, ss_e
     plan->internal_overlap = ss_view_has_internal_overlap(&op->input);
     if (plan->internal_overlap < 0)
         return ss_fail(err, "input", "out of memory for the internal-overlap test");
-    plan->overlap = classify(plan);
+    plan->overlap = classify(plan, 1);
     return 0;
 }

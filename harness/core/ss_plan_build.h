@@ -31,5 +31,9 @@ int ss_normalize_slice(int64_t ndim, int64_t dim, int has_start, int64_t start,
                        int64_t *len_out, ss_error *err);
 
 const char *ss_overlap_name(ss_overlap o);
+/* Tests only: a built plan's overlap class the way the plan takes when its
+ * exact search (a shared element as a bounded equation) gives up: by the
+ * views' runs, or a bitmap. Equal to plan->overlap. */
+ss_overlap ss_plan_overlap_unsolved(const ss_plan *plan);
 
 #endif
