@@ -74,11 +74,20 @@ static inline void move_items(uint8_t *dp, const uint8_t *sp, int64_t len, int64
 #undef SS_MOVE_LOOP
 }
 
-/* n bytes between disjoint ranges: up to 16 in two overlapping fixed-size
+/* n bytes between disjoint ranges: up to 64 in two to four overlapping fixed-size
  * moves (most runs of fuzzing's small cases are a few items; a library call
  * costs more than the copy), longer ones through memcpy. */
 static inline __attribute__((always_inline)) void copy_disjoint(uint8_t *dp, const uint8_t *sp, size_t n) {
-    if (n > 16) { memcpy(dp, sp, n); return; }
+    if (n > 16) {
+        if (n > 64) { memcpy(dp, sp, n); return; }
+        /* 17 to 64 bytes: two or four 16-byte moves, the last ones overlapping */
+        uint8_t x[4][16];
+        memcpy(x[0], sp, 16); memcpy(x[1], sp + n - 16, 16);
+        if (n > 32) { memcpy(x[2], sp + 16, 16); memcpy(x[3], sp + n - 32, 16); }
+        memcpy(dp, x[0], 16); memcpy(dp + n - 16, x[1], 16);
+        if (n > 32) { memcpy(dp + 16, x[2], 16); memcpy(dp + n - 32, x[3], 16); }
+        return;
+    }
     if (n >= 8) {
         uint64_t a, b;
         memcpy(&a, sp, 8); memcpy(&b, sp + n - 8, 8);

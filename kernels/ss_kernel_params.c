@@ -25,7 +25,24 @@ static void copy_view(ss_view *dst, const ss_view *src) {
     copy_dims(dst->strides, src->strides, n);
 }
 
+/* snprintf(why, why_len, "%s", msg) without the formatting machinery: a
+ * case this common (every input with internal overlap) says it for every run. */
+static void say(char *why, size_t why_len, const char *msg) {
+    if (why_len == 0) return;
+    size_t n = strlen(msg);
+    if (n >= why_len) n = why_len - 1;
+    memcpy(why, msg, n);
+    why[n] = '\0';
+}
+
 static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+/* Has the view a dim of size 0? (Only asked where an offset overflows.) */
+static int view_empty(const ss_view *v) {
+    for (int d = 0; d < v->ndim; d++)
+        if (v->sizes[d] == 0) return 1;
+    return 0;
+}
 
 int ss_kslice(const ss_view *base, const ss_op *op, ss_kernel_id k, ss_view *out,
               char *why, size_t why_len) {
@@ -59,17 +76,15 @@ int ss_kslice(const ss_view *base, const ss_op *op, ss_kernel_id k, ss_view *out
      * each be near 2^53: there an overflowing offset or stride is left as the
      * base's (the slice touches nothing). The unclamped end may give a huge
      * length, which the launch range check refuses. */
-    int empty = 0;
-    for (int d = 0; d < ndim; d++) empty |= out->sizes[d] == 0;
     int64_t shift, off, stride;
     if (!__builtin_mul_overflow(s, base->strides[dim], &shift) &&
         !__builtin_add_overflow(out->offset, shift, &off))
         out->offset = off;
-    else if (!empty)
+    else if (!view_empty(out))
         goto overflow;
     if (k != SS_KERNEL_MUT_STEP_IGNORED && out->sizes[dim] > 1) {
         if (!__builtin_mul_overflow(base->strides[dim], op->step, &stride)) out->strides[dim] = stride;
-        else if (!empty) goto overflow;
+        else if (!view_empty(out)) goto overflow;
     }
     return 0;
 overflow:
@@ -178,19 +193,6 @@ static int overlaps_self(int ndim, const int64_t *sizes, const int64_t *strides)
 
 int ss_kview_overlaps_self(const ss_view *v) { return overlaps_self(v->ndim, v->sizes, v->strides); }
 
-/* Lowest and highest element offset of a non-empty view; -1 on overflow. */
-static int view_span(int64_t off, int ndim, const int64_t *sizes, const int64_t *strides,
-                     int64_t *lo, int64_t *hi) {
-    int64_t a = off, b = off, t;
-    for (int d = 0; d < ndim; d++) {
-        if (__builtin_mul_overflow(sizes[d] - 1, strides[d], &t)) return -1;
-        if (t < 0 ? __builtin_add_overflow(a, t, &a) : __builtin_add_overflow(b, t, &b)) return -1;
-    }
-    *lo = a;
-    *hi = b;
-    return 0;
-}
-
 static int shape_numel(int ndim, const int64_t *sizes, int64_t *n) {
     *n = 1;
     for (int d = 0; d < ndim; d++)
@@ -213,7 +215,7 @@ static void contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides)
  * [lo, hi] of the two views (conservative: interleaved views that share no
  * element are staged too). Mutants get it wrong in their own ways. */
 static int must_stage(ss_kernel_id k, const ss_view *src, const int64_t *src_strides,
-                      const int64_t *iter_sizes, const ss_view *dst) {
+                      const int64_t *iter_sizes, const ss_view *dst, int64_t iter_numel, int numel_over) {
     if (k == SS_KERNEL_MUT_ALIAS_UNCHECKED) return 0;
     if (k == SS_KERNEL_MUT_ALIAS_SAME_PTR) {
         if (src->offset != dst->offset || src->ndim != dst->ndim) return 0;
@@ -221,11 +223,18 @@ static int must_stage(ss_kernel_id k, const ss_view *src, const int64_t *src_str
             if (src->sizes[d] != dst->sizes[d] || src->strides[d] != dst->strides[d]) return 0;
         return 1;
     }
-    int64_t n, slo, shi, dlo, dhi;
-    if (shape_numel(dst->ndim, iter_sizes, &n) || n == 0) return 0;
-    if (view_span(src->offset, src->ndim, iter_sizes, src_strides, &slo, &shi) ||
-        view_span(dst->offset, dst->ndim, dst->sizes, dst->strides, &dlo, &dhi))
-        return 1;
+    if (numel_over || iter_numel == 0) return 0;   /* iter_sizes' item count, from the caller */
+    /* view_span of src over iter_sizes and of dst, in one pass (src has dst's
+     * rank: the caller checked): either overflowing stages. */
+    int64_t slo = src->offset, shi = slo, dlo = dst->offset, dhi = dlo, t;
+    int over = 0;
+    for (int d = 0; d < dst->ndim; d++) {
+        over |= __builtin_mul_overflow(iter_sizes[d] - 1, src_strides[d], &t);
+        over |= t < 0 ? __builtin_add_overflow(slo, t, &slo) : __builtin_add_overflow(shi, t, &shi);
+        over |= __builtin_mul_overflow(dst->sizes[d] - 1, dst->strides[d], &t);
+        over |= t < 0 ? __builtin_add_overflow(dlo, t, &dlo) : __builtin_add_overflow(dhi, t, &dhi);
+    }
+    if (over) return 1;
     if (k == SS_KERNEL_MUT_OVERLAP_OFF_BY_ONE) return slo < dhi && dlo < shi;
     return slo <= dhi && dlo <= shi;
 }
@@ -250,34 +259,48 @@ static int check_access(const char *what, int64_t off, int64_t n, span s, int el
     return -1;
 }
 
-/* Drop size-1 dims and merge dims that are contiguous in both views: fewer
- * dims to walk, same row-major order of work items. */
-static void coalesce(ss_klaunch *L) {
-    int m = 0;
+/* coalesce()'s step for one dim (size, src stride ss, dst stride ds) after m
+ * kept dims: dropped (size 1), merged into dim m - 1 (contiguous in both
+ * views), or kept as dim m. Returns the new count of kept dims. */
+static inline int coalesce_step(ss_klaunch *L, int m, int64_t size, int64_t ss, int64_t ds) {
+    int64_t ms, md;   /* a non-empty launch's products are bounded by its checked spans */
+    if (size == 1) return m;
+    if (m > 0 && !__builtin_mul_overflow(ss, size, &ms) && !__builtin_mul_overflow(ds, size, &md) &&
+        L->src_strides[m - 1] == ms && L->dst_strides[m - 1] == md) {
+        /* no overflow where the launch is built (its item count fits); the
+         * fused pass of add_launch also merges dims of launches it then
+         * refuses or empties, whose product is never used */
+        (void)__builtin_mul_overflow(L->sizes[m - 1], size, &L->sizes[m - 1]);
+        L->src_strides[m - 1] = ss;
+        L->dst_strides[m - 1] = ds;
+        return m;
+    }
+    L->sizes[m] = size;
+    L->src_strides[m] = ss;
+    L->dst_strides[m] = ds;
+    return m + 1;
+}
+
+/* coalesce()'s end, after its steps kept m dims (the launch's count L->n set). */
+static void coalesce_end(ss_klaunch *L, int m) {
     if (L->n == 0) {   /* nothing to walk; an empty view's dims may be huge */
         L->ndim = 1;
         L->sizes[0] = 0;
         L->src_strides[0] = L->dst_strides[0] = 0;
         return;
     }
-    for (int d = 0; d < L->ndim; d++) {
-        int64_t ss, ds;   /* a non-empty launch's products are bounded by its checked spans */
-        if (L->sizes[d] == 1) continue;
-        if (m > 0 && !__builtin_mul_overflow(L->src_strides[d], L->sizes[d], &ss) &&
-            !__builtin_mul_overflow(L->dst_strides[d], L->sizes[d], &ds) &&
-            L->src_strides[m - 1] == ss && L->dst_strides[m - 1] == ds) {
-            L->sizes[m - 1] *= L->sizes[d];
-            L->src_strides[m - 1] = L->src_strides[d];
-            L->dst_strides[m - 1] = L->dst_strides[d];
-            continue;
-        }
-        L->sizes[m] = L->sizes[d];
-        L->src_strides[m] = L->src_strides[d];
-        L->dst_strides[m] = L->dst_strides[d];
-        m++;
-    }
     if (m == 0) { L->sizes[0] = 1; L->src_strides[0] = L->dst_strides[0] = 0; m = 1; }
     L->ndim = m;
+}
+
+/* Drop size-1 dims and merge dims that are contiguous in both views: fewer
+ * dims to walk, same row-major order of work items. */
+static void coalesce(ss_klaunch *L) {
+    int m = 0;
+    if (L->n != 0)
+        for (int d = 0; d < L->ndim; d++)
+            m = coalesce_step(L, m, L->sizes[d], L->src_strides[d], L->dst_strides[d]);
+    coalesce_end(L, m);
 }
 
 /* Fast path: contiguous inner runs whose every start is 16-byte aligned are
@@ -340,20 +363,23 @@ static int add_launch(builder *b, int kind, int ndim, const int64_t *sizes, int 
     L->src_buf = src_buf;
     L->dst_buf = dst_buf;
     L->elem = b->elem;
-    L->ndim = ndim;
     L->src_off = soff;
-    L->dst_off = kind == SS_KL_COPY ? doff : 0;
-    copy_dims(L->sizes, sizes, ndim);
-    copy_dims(L->src_strides, sstr, ndim);
-    if (kind == SS_KL_COPY) copy_dims(L->dst_strides, dstr, ndim);
-    else contiguous_strides(ndim, sizes, L->dst_strides);
+    const int copy = kind == SS_KL_COPY;
+    L->dst_off = copy ? doff : 0;
+    if (!copy) {
+        L->ndim = ndim;
+        copy_dims(L->sizes, sizes, ndim);
+        copy_dims(L->src_strides, sstr, ndim);
+        contiguous_strides(ndim, sizes, L->dst_strides);
+    }
     /* The item count and each view's reach (for the access checks and the
      * order test) in one pass over the dims: shape_numel's and view_span's
      * arithmetic, dim by dim in the same order, each stopping at its first
-     * overflow as they do. */
+     * overflow as they do. A COPY launch's dims are coalesced in the same
+     * pass, as coalesce() would do it after copying them (m: dims kept). */
     const int want_d = kind != SS_KL_INDEX_BUILD;
     int64_t n = 1, t;
-    int n_ok = 1;
+    int n_ok = 1, m = 0;
     span s = {1, soff, soff}, d = {want_d, doff, doff};
     for (int k = 0; k < ndim; k++) {
         if (n_ok && __builtin_mul_overflow(n, sizes[k], &n)) n_ok = 0;
@@ -363,6 +389,7 @@ static int add_launch(builder *b, int kind, int ndim, const int64_t *sizes, int 
         if (d.ok && (__builtin_mul_overflow(sizes[k] - 1, dstr[k], &t) ||
                      (t < 0 ? __builtin_add_overflow(d.lo, t, &d.lo) : __builtin_add_overflow(d.hi, t, &d.hi))))
             d.ok = 0;
+        if (copy) m = coalesce_step(L, m, sizes[k], sstr[k], dstr[k]);
     }
     if (!s.ok) s.lo = s.hi = 0;
     if (!d.ok) d.lo = d.hi = 0;
@@ -388,7 +415,8 @@ static int add_launch(builder *b, int kind, int ndim, const int64_t *sizes, int 
         return -1;
     }
     L->indep = order_independent(b, kind, ndim, sizes, src_buf, s, dst_buf, dstr, d);
-    coalesce(L);
+    if (copy) coalesce_end(L, m);
+    else coalesce(L);
     try_vectorize(L);
     b->p->nlaunch++;
     return 0;
@@ -418,7 +446,7 @@ ss_run_status ss_kprog_build(ss_kernel_id k, const ss_op *op, size_t guard_in, s
         return SS_RUN_FAILED;
     }
     if (self) {
-        snprintf(why, why_len, "input view has internal overlap: an in-place write is ill-defined");
+        say(why, why_len, "input view has internal overlap: an in-place write is ill-defined");
         return SS_RUN_REJECTED;
     }
     int64_t in_numel;
@@ -438,15 +466,21 @@ ss_run_status ss_kprog_build(ss_kernel_id k, const ss_op *op, size_t guard_in, s
     } else if (ss_kslice(in, op, k, &dst, why, why_len)) {
         return SS_RUN_FAILED;
     }
-    if (!ss_kernel_is_mutant(k))
-        for (int d = 0; d < in->ndim; d++)
-            if (dst.sizes[d] != src->sizes[d]) {
-                char a[128], s[128];
-                fmt_sizes(a, sizeof a, &dst);
-                fmt_sizes(s, sizeof s, src);
-                snprintf(why, why_len, "kernel: slice sizes %s differ from src sizes %s", a, s);
-                return SS_RUN_FAILED;
-            }
+    /* The slice's item count (shape_numel's product) and whether its sizes
+     * are src's, in one pass. */
+    int64_t items = 1;
+    int items_over = 0, differ = 0;
+    for (int d = 0; d < in->ndim; d++) {
+        items_over |= __builtin_mul_overflow(items, dst.sizes[d], &items);
+        differ |= dst.sizes[d] != src->sizes[d];
+    }
+    if (differ && !ss_kernel_is_mutant(k)) {
+        char a[128], s[128];
+        fmt_sizes(a, sizeof a, &dst);
+        fmt_sizes(s, sizeof s, src);
+        snprintf(why, why_len, "kernel: slice sizes %s differ from src sizes %s", a, s);
+        return SS_RUN_FAILED;
+    }
     /* src is walked over the slice's shape (they agree unless a mutant broke the slice). */
     int64_t sstr[SS_MAX_NDIM], cstr[SS_MAX_NDIM], n;
     copy_dims(sstr, src->strides, src->ndim);
@@ -461,7 +495,7 @@ ss_run_status ss_kprog_build(ss_kernel_id k, const ss_op *op, size_t guard_in, s
     b.room[SS_KB_INPUT] = (buf_room){-(int64_t)guard_in, in_bytes + (int64_t)guard_in};
     b.room[SS_KB_SRC] = op->src_aliased ? b.room[SS_KB_INPUT]
         : (buf_room){-(int64_t)guard_src, op->src_storage_numel * e + (int64_t)guard_src};
-    if (shape_numel(dst.ndim, dst.sizes, &n) || __builtin_mul_overflow(n, (int64_t)e, &n)) n = -1;
+    if (items_over || __builtin_mul_overflow(items, (int64_t)e, &n)) n = -1;
 
     if (k == SS_KERNEL_FUNCTIONAL) {
         prog->tmp_bytes = in_numel * e;
@@ -475,7 +509,7 @@ ss_run_status ss_kprog_build(ss_kernel_id k, const ss_op *op, size_t guard_in, s
             return SS_RUN_FAILED;
         return SS_RUN_OK;
     }
-    prog->staged = op->src_aliased && must_stage(k, src, sstr, dst.sizes, &dst);
+    prog->staged = op->src_aliased && must_stage(k, src, sstr, dst.sizes, &dst, items, items_over);
     if (n < 0 && (prog->staged || k == SS_KERNEL_INDEX)) {
         snprintf(why, why_len, "kernel: slice too large for a temporary");
         return SS_RUN_FAILED;

@@ -77,11 +77,20 @@ static void copy_tiled(uint8_t *d, int64_t d_row, int64_t d_col, const uint8_t *
         }
 }
 
-/* n bytes between disjoint ranges: up to 16 in two overlapping fixed-size
+/* n bytes between disjoint ranges: up to 64 in two to four overlapping fixed-size
  * moves (a fuzzing case's runs are mostly a few items, where a library call
  * costs more than the copy), longer ones through memcpy. */
 static inline void copy_bytes(uint8_t *d, const uint8_t *s, size_t n) {
-    if (n > 16) { memcpy(d, s, n); return; }
+    if (n > 16) {
+        if (n > 64) { memcpy(d, s, n); return; }
+        /* 17 to 64 bytes: two or four 16-byte moves, the last ones overlapping */
+        uint8_t x[4][16];
+        memcpy(x[0], s, 16); memcpy(x[1], s + n - 16, 16);
+        if (n > 32) { memcpy(x[2], s + 16, 16); memcpy(x[3], s + n - 32, 16); }
+        memcpy(d, x[0], 16); memcpy(d + n - 16, x[1], 16);
+        if (n > 32) { memcpy(d + 16, x[2], 16); memcpy(d + n - 32, x[3], 16); }
+        return;
+    }
     if (n >= 8) {
         uint64_t a, b;
         memcpy(&a, s, 8); memcpy(&b, s + n - 8, 8);
@@ -193,10 +202,20 @@ static void contiguous_like(const ss_view *v, ss_view *c) {
     }
 }
 
+/* snprintf(why, why_len, "%s", msg) without the formatting machinery: a
+ * case this common (every input with internal overlap) says it for every run. */
+static void say(char *why, size_t why_len, const char *msg) {
+    if (why_len == 0) return;
+    size_t n = strlen(msg);
+    if (n >= why_len) n = why_len - 1;
+    memcpy(why, msg, n);
+    why[n] = '\0';
+}
+
 ss_run_status ss_ref_run(const ss_plan *plan, ss_storage *input, ss_storage *src, char *why,
                          size_t why_len) {
     if (plan->internal_overlap) {
-        snprintf(why, why_len, "input view has internal overlap: cannot be written in place");
+        say(why, why_len, "input view has internal overlap: cannot be written in place");
         return SS_RUN_REJECTED;
     }
     const size_t es = plan->op.elem_size;
