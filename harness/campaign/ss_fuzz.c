@@ -191,7 +191,9 @@ static void on_finding(fz_worker_state *w, const ss_case *c0, const ss_plan *pla
     char path[1024] = "", line[1536], detail[512] = "", bug[160];
     ss_error err;
     if (ss_case_copy(&m, c0) == 0) {
-        const ss_min_opts mo = {0, cfg->minimize_seconds, cfg->max_bytes};
+        /* A campaign that stops cuts the minimization short: the finding is
+         * written as far as it got, never lost to the stop deadline. */
+        const ss_min_opts mo = {0, cfg->minimize_seconds, cfg->max_bytes, &w->slot->stop};
         if (res->verdict == SS_FLAKY) {   /* it did not recur: nothing to minimize against */
             st.numel_before = plan->op.input_storage_numel;
             st.ndim_before = plan->op.input.ndim;
@@ -213,9 +215,13 @@ static void on_finding(fz_worker_state *w, const ss_case *c0, const ss_plan *pla
         if (rc < 0) snprintf(line, sizeof line, "%s on %s: cannot write the reproducer: %s: %s",
                              kind, t->name, err.field, err.msg);
         else ss_report_line(&m, &f, path, rc == 1, line, sizeof line);
-        if (rc == 1 && (res->verdict == SS_MISMATCH || res->verdict == SS_GUARD_WRITE || res->verdict == SS_RAISED))
+        /* The stage and the standalone confirmation are skipped once the
+         * campaign stops: `replay` and `replay --confirm` give both later. */
+        const int stopping = LOAD(w->slot->stop);
+        if (rc == 1 && !stopping &&
+            (res->verdict == SS_MISMATCH || res->verdict == SS_GUARD_WRITE || res->verdict == SS_RAISED))
             note_stage(w, &m, t, ro, path, line, sizeof line);
-        if (rc == 1) ss_confirm_finding(path, line, sizeof line);   /* torch: its script, standalone */
+        if (rc == 1 && !stopping) ss_confirm_finding(path, line, sizeof line);   /* torch: its script, standalone */
         ss_report_key(&m, &f, bug, sizeof bug);
         send_finding(w, ti, (int)ro->schedule, kind, bug, rc < 0 ? NULL : path, rc == 1, line, rc < 0);
         ss_case_free(&m);
@@ -890,7 +896,10 @@ int ss_fuzz_run(const ss_fuzz_config *cfg, ss_summary *sum) {
             P.stopping = 1;
             sum->stopped_by = cfg->stop && *cfg->stop ? "signal" : P.unwritable ? "unwritable --out" : "time";
             for (int k = 0; k < P.n; k++) STORE(P.w[k].slot->stop, 1);
-            stop_deadline = t + (int64_t)((cfg->case_timeout + 2) * 1e9);
+            /* A batch in flight holds a compile and several runs: it gets
+             * longer to finish (and to write what it found) than one run. */
+            const double grace = group > 1 ? 2 * cfg->case_timeout + 30 : cfg->case_timeout + 2;
+            stop_deadline = t + (int64_t)(grace * 1e9);
         }
         int busy = 0;
         for (int k = 0; k < P.n; k++) busy += P.w[k].busy;

@@ -402,7 +402,8 @@ int ss_minimize(ss_case *c, const ss_min_opts *opts, ss_min_pred pred, void *use
         clist l = {0};
         candidates(c, &l);
         for (size_t pos = 0; pos < l.n; pos++) {
-            if (st.attempts >= o.max_attempts || (o.max_seconds > 0 && ss_now_s() - t0 > o.max_seconds)) {
+            if (st.attempts >= o.max_attempts || (o.max_seconds > 0 && ss_now_s() - t0 > o.max_seconds) ||
+                (o.stop && __atomic_load_n(o.stop, __ATOMIC_ACQUIRE))) {
                 st.budget_hit = 1;
                 break;
             }

@@ -41,6 +41,8 @@ typedef struct ss_min_opts {
     long max_attempts;     /* predicate calls; 0 = 20000 */
     double max_seconds;    /* wall-clock budget; 0 = none */
     size_t max_bytes;      /* byte budget for candidates (ss_plan_build_limited); 0 = default */
+    const int *stop;       /* non-NULL: minimizing ends (budget_hit) once *stop is set (a campaign
+                              stopping: the finding is written as far as it got); read atomically */
 } ss_min_opts;
 
 typedef struct ss_min_stats {

@@ -203,7 +203,7 @@ int ss_cmd_minimize(int argc, char **argv) {
         goto done;
     }
     ss_min_stats st;
-    const ss_min_opts mo = {0, seconds, max_bytes};
+    const ss_min_opts mo = {0, seconds, max_bytes, NULL};
     char detail[512], seedbuf[32], idxbuf[32];
     if (ss_min_target_run(&cs, &mo, &p, &st, detail, sizeof detail)) {
         fprintf(stderr, "ssfuzz minimize: out of memory\n");
