@@ -137,10 +137,10 @@ static void sample_aliasing(const ss_fuzz_config *cfg, ss_summary *s) {
     for (uint64_t i = 0; i < n; i++) {
         ss_alias_kind k;
         if (ss_gen_case(&cfg->gen, cfg->seed, ss_fuzz_case_index(cfg, cfg->first_case + i), &c, &k)) break;
+        ss_case_free(&c);   /* a program case owns its program */
         if ((unsigned)k < sizeof s->alias_kinds / sizeof s->alias_kinds[0]) s->alias_kinds[k]++;
         s->alias_sampled++;
     }
-    ss_case_free(&c);
 }
 
 /* "  sizes (storage elements): <=4Ki 99.7% of cases, 61.0% of time; ...": the
