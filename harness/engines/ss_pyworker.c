@@ -510,10 +510,13 @@ void ss_pyworker_run_batch(ss_pyworker *w, const ss_pyw_run *runs, size_t n, ss_
         if (done < n && loss[0]) lost_at = done;
     }
     /* The unanswered cases run alone, from their initial bytes, in a fresh
-     * worker; the case the batch was lost on (died, hung, broke the
-     * protocol) and that then runs alone is flaky, saying so: the batch did
-     * what the case alone does not. */
+     * worker. The worker answers only once the whole batch ran, so a loss
+     * (died, hung, broke the protocol) names no case: when one of them
+     * fails alone too (a crash, a hang), it explains the loss; when none
+     * does, the case the batch was lost on is flaky, saying so: the batch
+     * did what no case alone does. */
     size_t at = 0;
+    int explained = 0;
     for (size_t i = 0; i < done; i++) at += runs[i].len[0] + runs[i].len[1];
     for (size_t i = done; i < n; at += runs[i].len[0] + runs[i].len[1], i++) {
         char *why = whys + i * why_len;
@@ -525,12 +528,13 @@ void ss_pyworker_run_batch(ss_pyworker *w, const ss_pyw_run *runs, size_t n, ss_
             continue;
         }
         st[i] = run_alone(w, &runs[i], &batch_returns[i], why, why_len);
-        if (i == lost_at && st[i] == SS_RUN_OK) {
-            char alone[256];
-            snprintf(alone, sizeof alone, "%.255s", why);
-            snprintf(why, why_len, "flaky: lost in a batch of %zu: %.300s; alone in a fresh worker it ran%s%.200s",
-                     n, loss, alone[0] ? ": " : "", alone);
-            st[i] = SS_RUN_FLAKY;
-        }
+        if (st[i] == SS_RUN_FAILED || st[i] == SS_RUN_TIMEOUT || st[i] == SS_RUN_FLAKY) explained = 1;
+    }
+    if (lost_at < n && !explained && st[lost_at] == SS_RUN_OK) {
+        char *why = whys + lost_at * why_len, alone[256];
+        snprintf(alone, sizeof alone, "%.255s", why);
+        snprintf(why, why_len, "flaky: lost in a batch of %zu: %.300s; alone in a fresh worker it ran%s%.200s", n,
+                 loss, alone[0] ? ": " : "", alone);
+        st[lost_at] = SS_RUN_FLAKY;
     }
 }

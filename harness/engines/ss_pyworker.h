@@ -77,8 +77,9 @@ ss_run_status ss_pyworker_run(ss_pyworker *w, const ss_pyw_run *r, char *why, si
  * st[i] and whys + i * why_len are case i's status and message, as
  * ss_pyworker_run gives them; program cases' returned values each live in
  * memory of their own until the next batch. Cases a lost worker left
- * unanswered run alone in a fresh worker; the one the batch was lost on is
- * SS_RUN_FLAKY when it runs alone, its message saying so. */
+ * unanswered run alone in a fresh worker; unless one of them fails alone
+ * too (a crash or a hang: the loss is its), the one the batch was lost on
+ * is SS_RUN_FLAKY when it runs alone, its message saying so. */
 void ss_pyworker_run_batch(ss_pyworker *w, const ss_pyw_run *runs, size_t n, ss_run_status *st, char *whys,
                            size_t why_len);
 
