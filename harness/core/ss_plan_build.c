@@ -408,9 +408,9 @@ static void add_terms(const ss_view *v, int sign, term *t, int *n) {
         const int64_t c = v->strides[d], top = v->sizes[d] - 1;
         if (top == 0 || c == 0) continue;
         const int64_t lo = sign > 0 ? 0 : -top, hi = sign > 0 ? top : 0;
-        int k = 0;
-        while (k < *n && t[k].c > c) k++;
-        if (k < *n && t[k].c == c) { t[k].lo += lo; t[k].hi += hi; continue; }
+        int k = *n;   /* from the end: a view's strides mostly come largest first */
+        while (k > 0 && t[k - 1].c < c) k--;
+        if (k > 0 && t[k - 1].c == c) { t[k - 1].lo += lo; t[k - 1].hi += hi; continue; }
         for (int j = *n; j > k; j--) t[j] = t[j - 1];
         t[k] = (term){c, lo, hi};
         (*n)++;
@@ -438,13 +438,11 @@ static int views_meet_solved(const ss_view *a, const ss_view *b) {
 #define AP_PAIRS 16
 
 /* Do the element sets of a and b (both non-empty, within [lo, hi]) intersect?
- * Exact. First as an equation (above); where its search gives up: when both
- * views have few runs, every pair of runs is solved arithmetically;
- * otherwise a bitmap marks a and tests b (which stops at the first shared
- * element): pass the view with fewer elements as a. */
-static int views_intersect(const ss_view *a, const ss_view *b, int64_t lo, int64_t hi, int solve) {
-    const int solved = solve ? views_meet_solved(a, b) : -1;
-    if (solved >= 0) return solved;
+ * Exact; where the equation's search (above) gives up. When both views have
+ * few runs, every pair of runs is solved arithmetically; otherwise a bitmap
+ * marks a and tests b (which stops at the first shared element): pass the
+ * view with fewer elements as a. */
+static int views_intersect(const ss_view *a, const ss_view *b, int64_t lo, int64_t hi) {
     runs ra, rb;
     runs_of(a, &ra);
     runs_of(b, &rb);
@@ -475,19 +473,28 @@ static void view_range(const ss_view *v, int64_t *lo, int64_t *hi) {
     for (int d = 0; d < v->ndim; d++) *hi += (v->sizes[d] - 1) * v->strides[d];
 }
 
-/* The overlap class; solve == 0 skips the equation (tests: runs and bitmaps alone). */
+/* The overlap class; solve == 0 skips the equation (tests: runs and bitmaps
+ * alone, which it falls back on). The equation's search tests the views'
+ * ranges first (no element of b in a's range: no solution), the way the
+ * fallback does before it looks further. */
 static ss_overlap classify(const ss_plan *p, int solve) {
     if (!p->op.src_aliased) return SS_OVL_SEPARATE;
     if (p->slice_numel == 0) return SS_OVL_DISJOINT;
     if (same_view(&p->slice, &p->op.src)) return SS_OVL_SAME_VIEW;
+    if (solve) {
+        const int partial = views_meet_solved(&p->slice, &p->op.src);
+        if (partial > 0) return SS_OVL_PARTIAL;
+        const int outside = partial == 0 ? views_meet_solved(&p->op.src, &p->op.input) : -1;
+        if (outside >= 0) return outside ? SS_OVL_OUTSIDE_SLICE : SS_OVL_DISJOINT;
+    }
     int64_t slo, shi, rlo, rhi, ilo, ihi;
     view_range(&p->slice, &slo, &shi);
     view_range(&p->op.src, &rlo, &rhi);
     view_range(&p->op.input, &ilo, &ihi);
     int64_t lo = rlo < ilo ? rlo : ilo, hi = rhi > ihi ? rhi : ihi;
-    if (rlo <= shi && slo <= rhi && views_intersect(&p->slice, &p->op.src, lo, hi, solve))
+    if (rlo <= shi && slo <= rhi && views_intersect(&p->slice, &p->op.src, lo, hi))
         return SS_OVL_PARTIAL;
-    if (rlo <= ihi && ilo <= rhi && views_intersect(&p->op.src, &p->op.input, lo, hi, solve))
+    if (rlo <= ihi && ilo <= rhi && views_intersect(&p->op.src, &p->op.input, lo, hi))
         return SS_OVL_OUTSIDE_SLICE;
     return SS_OVL_DISJOINT;
 }

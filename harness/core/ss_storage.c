@@ -78,7 +78,7 @@ int ss_storage_reserve(ss_storage *s, size_t bytes, size_t guard) {
     return 0;
 }
 
-int ss_storage_reserve_bare(ss_storage *s, size_t bytes, size_t guard) {
+int ss_storage_reserve_bare_block(ss_storage *s, size_t bytes, size_t guard) {
     return reserve_block(s, bytes, guard);
 }
 
