@@ -408,9 +408,9 @@ static void add_terms(const ss_view *v, int sign, term *t, int *n) {
         const int64_t c = v->strides[d], top = v->sizes[d] - 1;
         if (top == 0 || c == 0) continue;
         const int64_t lo = sign > 0 ? 0 : -top, hi = sign > 0 ? top : 0;
-        int k = *n;   /* from the end: a view's strides mostly come largest first */
-        while (k > 0 && t[k - 1].c < c) k--;
-        if (k > 0 && t[k - 1].c == c) { t[k - 1].lo += lo; t[k - 1].hi += hi; continue; }
+        int k = 0;
+        while (k < *n && t[k].c > c) k++;
+        if (k < *n && t[k].c == c) { t[k].lo += lo; t[k].hi += hi; continue; }
         for (int j = *n; j > k; j--) t[j] = t[j - 1];
         t[k] = (term){c, lo, hi};
         (*n)++;
