@@ -4,12 +4,12 @@
 # same time, one job each, new seeds so no case repeats an earlier compile (the
 # inductor cache stays warm for both: what a campaign sees after its first).
 # Prints each run's cases/s and the ratio.
-#   BENCH_PYTHON  a python with torch.compile (default: the first build/torch-*/bin/python)
+#   BENCH_PYTHON  a python with torch.compile (default: the newest build/torch-*/bin/python)
 #   BENCH_TARGETS space-separated targets (default: torch:compile-cpu:setitem)
 #   BENCH_SECONDS per run (default 120); BENCH_BATCH the batched run's --batch (default: the target's)
 set -u
 ssfuzz=${SSFUZZ:-build/ssfuzz}
-py=${BENCH_PYTHON:-$(ls -d build/torch-*/bin/python 2>/dev/null | head -1)}
+py=${BENCH_PYTHON:-$(ls -d build/torch-*/bin/python 2>/dev/null | sort -V | tail -1)}
 secs=${BENCH_SECONDS:-120}
 targets=${BENCH_TARGETS:-torch:compile-cpu:setitem}
 [ -n "$py" ] && [ -x "$py" ] || { echo "bench_batch: no python with torch (make torch-env; or BENCH_PYTHON)"; exit 1; }
