@@ -171,6 +171,12 @@ static inline __attribute__((always_inline)) void copy_runs(const ss_klaunch *L,
             dof += idx[d] * L->dst_strides[d];
         }
     }
+    /* The outer dim that steps every run (o < 0: one run) kept in locals;
+     * the dims outside it step only when it wraps. */
+    const int o = in - 1;
+    const int64_t on = o >= 0 ? L->sizes[o] : 1, os = o >= 0 ? L->src_strides[o] : 0,
+                  od = o >= 0 ? L->dst_strides[o] : 0;
+    int64_t oi = o >= 0 ? idx[o] : 0;
     for (int64_t k = 0;;) {
         uint8_t *dp = dst + dof * E;
         const uint8_t *sp = src + so * E;
@@ -191,7 +197,24 @@ static inline __attribute__((always_inline)) void copy_runs(const ss_klaunch *L,
         } else
             for (int64_t j = len - 1; j >= 0; j--) ss_k_store(dp + j * dsb, E, ss_k_load(sp + j * ssb, E));
         if (++k == nruns) return;
-        for (int d = in - 1; d >= 0; d--) {   /* the next run, as ss_kiter_next/prev would step */
+        /* the next run, as ss_kiter_next/prev would step: dim o, then the
+         * dims outside it where o wraps */
+        if (!reverse) {
+            so += os;
+            dof += od;
+            if (++oi < on) continue;
+            so -= on * os;
+            dof -= on * od;
+            oi = 0;
+        } else {
+            so -= os;
+            dof -= od;
+            if (--oi >= 0) continue;
+            oi = on - 1;
+            so += on * os;
+            dof += on * od;
+        }
+        for (int d = o - 1; d >= 0; d--) {
             if (!reverse) {
                 so += L->src_strides[d];
                 dof += L->dst_strides[d];

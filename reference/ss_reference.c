@@ -114,6 +114,11 @@ static inline __attribute__((always_inline)) void copy_runs(uint8_t *d, const ui
     const int contiguous = L->dst_st[inner] == 1 && L->src_st[inner] == 1;
     int64_t idx[SS_MAX_NDIM];
     for (int k = 0; k < inner; k++) idx[k] = 0;
+    /* The outer dim that steps every run (o < 0: one run) kept in locals. */
+    const int o = inner - 1;
+    const int64_t on = o >= 0 ? L->sizes[o] : 1, odb = o >= 0 ? L->dst_st[o] * (int64_t)es : 0,
+                  osb = o >= 0 ? L->src_st[o] * (int64_t)es : 0;
+    int64_t oi = 0;
     for (;;) {
         if (contiguous) {
             copy_bytes(d, s, (size_t)n * es);
@@ -127,8 +132,17 @@ static inline __attribute__((always_inline)) void copy_runs(uint8_t *d, const ui
             }
             for (; i < n; i++) memcpy(d + i * db, s + i * sb, es);
         }
-        int k = inner - 1;
-        for (; k >= 0; k--) {   /* odometer over the outer dims */
+        if (o < 0) return;
+        if (++oi < on) {   /* odometer over the outer dims: dim o, then those outside it */
+            d += odb;
+            s += osb;
+            continue;
+        }
+        d -= (on - 1) * odb;
+        s -= (on - 1) * osb;
+        oi = 0;
+        int k = o - 1;
+        for (; k >= 0; k--) {
             if (++idx[k] < L->sizes[k]) {
                 d += L->dst_st[k] * (int64_t)es;
                 s += L->src_st[k] * (int64_t)es;

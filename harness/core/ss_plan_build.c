@@ -420,6 +420,8 @@ static void add_terms(const ss_view *v, int sign, term *t, int *n) {
 /* Do a and b (validated, non-empty) share an element? 1 or 0 exactly, or -1
  * when the search ran out of candidates. */
 static int views_meet_solved(const ss_view *a, const ss_view *b) {
+    if (a->ndim == 1 && b->ndim == 1)   /* two progressions (most cases of rank 1) */
+        return aps_meet((ap){a->offset, a->strides[0], a->sizes[0]}, (ap){b->offset, b->strides[0], b->sizes[0]});
     term t[2 * SS_MAX_NDIM];
     int n = 0;
     add_terms(a, 1, t, &n);
