@@ -51,7 +51,7 @@ typedef struct ss_export_opts {
 
 /* The defaults a case gives (meta.torch) with o's fields over them; 0, or -1
  * with err naming the field (an unknown mode, form, spelling or device). */
-typedef struct ss_export_defaults { char mode[64], form[80], spelling[24], device[8]; } ss_export_defaults;
+typedef struct ss_export_defaults { char mode[128], form[80], spelling[24], device[8]; } ss_export_defaults;
 int ss_export_resolve(const ss_case *c, const ss_export_opts *o, ss_export_defaults *d, ss_error *err);
 
 /* The whole script for c into f. 0, or -1 with err (invalid case, storages over

@@ -54,14 +54,52 @@ typedef struct issue_pick {
     const cJSON *found;         /* the as-found run that is wrong (first python) */
 } issue_pick;
 
-static const char *const kinds[] = {"automatic", "compile-dynamic", "compile", "eager"};
+/* The script's run kinds, the one a report prefers first: inductor (what a user meets), then the
+ * backends that stop earlier (a finding of torch:aot-eager-* or torch:dynamo-eager-*), eager last. */
+static const char *const kinds[] = {"automatic", "compile-dynamic", "compile", "aot-eager", "aot-eager-dynamic",
+                                    "dynamo-eager", "dynamo-eager-dynamic", "eager"};
+#define N_KINDS (int)(sizeof kinds / sizeof kinds[0])
+
+/* How the repro compiles the function, by the run's kind; NULL: eager, no decorator. */
+static const char *decorator(const char *kind) {
+    static const char *const map[][2] = {
+        {"automatic", "@torch.compile"}, {"compile-dynamic", "@torch.compile(dynamic=True)"},
+        {"compile", "@torch.compile(dynamic=False)"},
+        {"aot-eager", "@torch.compile(backend=\"aot_eager\", dynamic=False)"},
+        {"aot-eager-dynamic", "@torch.compile(backend=\"aot_eager\", dynamic=True)"},
+        {"dynamo-eager", "@torch.compile(backend=\"eager\", dynamic=False)"},
+        {"dynamo-eager-dynamic", "@torch.compile(backend=\"eager\", dynamic=True)"}};
+    for (size_t i = 0; kind && i < sizeof map / sizeof map[0]; i++)
+        if (!strcmp(kind, map[i][0])) return map[i][1];
+    return NULL;
+}
+
+/* The call a title names for a run under a backend that stops before inductor; NULL: another kind. */
+static const char *backend_call(const char *kind) {
+    if (!strcmp(kind, "aot-eager")) return "torch.compile(backend=\"aot_eager\")";
+    if (!strcmp(kind, "aot-eager-dynamic")) return "torch.compile(backend=\"aot_eager\", dynamic=True)";
+    if (!strcmp(kind, "dynamo-eager")) return "torch.compile(backend=\"eager\")";
+    if (!strcmp(kind, "dynamo-eager-dynamic")) return "torch.compile(backend=\"eager\", dynamic=True)";
+    return NULL;
+}
+
+/* 1 when every release ran the script (no error) and none of its runs was wrong. */
+static int nothing_wrong(const ss_issue *iss) {
+    for (size_t i = 0; i < iss->n_runs; i++) {
+        const ss_issue_run *r = &iss->runs[i];
+        const cJSON *runs = cJSON_GetObjectItemCaseSensitive(r->actual, "runs"), *e;
+        if (r->failure[0] || r->exit_code == 1 || r->exit_code == 2 || cJSON_GetArraySize(runs) < 1) return 0;
+        cJSON_ArrayForEach(e, runs) if (wrong(str(e, "verdict"))) return 0;
+    }
+    return iss->n_runs > 0;
+}
 
 static void pick(const ss_issue *iss, issue_pick *p) {
     memset(p, 0, sizeof *p);
-    for (int k = 0; k < 4 && iss->n_runs && !p->found; k++) p->found = find_run(&iss->runs[0], kinds[k], NULL, 1);
-    for (int k = 0; k < 4 && iss->has_arange && !p->run; k++)
+    for (int k = 0; k < N_KINDS && iss->n_runs && !p->found; k++) p->found = find_run(&iss->runs[0], kinds[k], NULL, 1);
+    for (int k = 0; k < N_KINDS && iss->has_arange && !p->run; k++)
         if ((p->run = find_run(&iss->arange, kinds[k], "user", 1))) p->from = &iss->arange, p->arange = 1;
-    for (int k = 0; k < 4 && iss->n_runs && !p->run; k++)
+    for (int k = 0; k < N_KINDS && iss->n_runs && !p->run; k++)
         if ((p->run = find_run(&iss->runs[0], kinds[k], "user", 1))) p->from = &iss->runs[0];
     p->reproduced = p->run != NULL;
     if (!p->run && p->found) {   /* show the user form of the wrong kind anyway, marked unverified */
@@ -192,9 +230,7 @@ static int repro(FILE *f, const ss_issue *iss, const issue_pick *p, const uint8_
     const int scatter_return = !strcmp(iss->how.spelling, "scatter-return");
     fputs("```python\nimport torch\n", f);
     lines++;
-    if (!strcmp(kind, "automatic")) fputs("@torch.compile\n", f), lines++;
-    else if (!strcmp(kind, "compile-dynamic")) fputs("@torch.compile(dynamic=True)\n", f), lines++;
-    else if (!strcmp(kind, "compile")) fputs("@torch.compile(dynamic=False)\n", f), lines++;
+    if (decorator(kind)) fprintf(f, "%s\n", decorator(kind)), lines++;
     fprintf(f, "def f(%s%s%s):\n    ", e->x, m ? ", " : "", m ? e->y : "");
     lines += 2;
     for (const char *s = stmt; *s; s++) {
@@ -302,6 +338,15 @@ static int emit(FILE *f, const void *user) {
     const ss_case *c = iss->c;
     issue_pick p;
     pick(iss, &p);
+    if (!p.found && nothing_wrong(iss)) {
+        /* it ran, and no run was wrong (or it was refused): there is nothing to report */
+        fprintf(f, "# ssfuzz: no wrong result here: nothing to report\n\nThe exported script ran the case (mode %s, "
+                "form `%s`, spelling `%s`) and no run wrote wrong values or raised where eager runs.\n\n",
+                iss->how.mode, iss->how.form, iss->how.spelling);
+        ss_issue_releases(f, iss, "in the mode and form the case names and as user code");
+        ss_issue_environment(f, iss);
+        return 0;
+    }
     if (!p.run || !p.from || !p.from->expected) {
         fprintf(f, "# ssfuzz: the case did not run as user code\n\nNo script run produced a result (%s).\n",
                 iss->n_runs && iss->runs[0].failure[0] ? iss->runs[0].failure : "see the exported script");
@@ -347,9 +392,16 @@ static int emit(FILE *f, const void *user) {
         }
     }
     /* title: the symptom in one line */
+    char backend_how[96] = "", backend_what[128] = "";
+    if (backend_call(kind)) {
+        snprintf(backend_how, sizeof backend_how, "%s writes wrong values", backend_call(kind));
+        /* no word on eager: backend "eager" runs dynamo's graph as eager code, which may be wrong too */
+        snprintf(backend_what, sizeof backend_what, "is wrong under `%s`", backend_call(kind));
+    }
     const char *how = !strcmp(kind, "automatic") ? "torch.compile writes wrong values once it recompiles with dynamic shapes"
                     : !strcmp(kind, "compile-dynamic") ? "torch.compile(dynamic=True) writes wrong values"
-                    : !strcmp(kind, "compile") ? "torch.compile writes wrong values" : "eager PyTorch writes wrong values";
+                    : !strcmp(kind, "compile") ? "torch.compile writes wrong values"
+                    : backend_how[0] ? backend_how : "eager PyTorch writes wrong values";
     if (verdict && !strcmp(verdict, "raised")) how = "torch.compile raises where eager runs";
     fprintf(f, "# %s for `%.160s` (%s, %s", how, stmt, ss_dtype_name(c->dtype), dev ? dev : "cpu");
     if (ndiff > 0) fprintf(f, ": %ld of %" PRId64 " elements", ndiff, n);
@@ -358,7 +410,8 @@ static int emit(FILE *f, const void *user) {
             !strcmp(kind, "automatic") ? "is right on the first size a compiled function sees and wrong from the "
                                          "second size on, when dynamo recompiles it with dynamic shapes"
             : !strcmp(kind, "compile-dynamic") ? "is wrong under `torch.compile(dynamic=True)`; eager is right"
-            : !strcmp(kind, "compile") ? "is wrong under `torch.compile`; eager is right" : "is wrong in eager mode");
+            : !strcmp(kind, "compile") ? "is wrong under `torch.compile`; eager is right"
+            : backend_what[0] ? backend_what : "is wrong in eager mode");
     fputs("The expected values follow PyTorch's documented meaning: the right-hand side is read completely before "
           "any element is written (as if it were cloned).\n\n## Reproduce\n\n", f);
     int lines = repro(f, iss, &p, in, src, comment);
@@ -397,7 +450,10 @@ static int emit(FILE *f, const void *user) {
     fputs("\n## Compile stage\n\n", f);
     const cJSON *st = p.found && str(p.found, "stage") ? p.found : p.run;
     const char *words = ss_issue_stage_words(str(st, "stage"));
-    if (words) fprintf(f, "Rerun under each backend (`torch.compile(backend=...)`, same mode and form): first wrong stage %s.\n", words);
+    if (words && backend_call(kind))
+        fprintf(f, "`%s` stops before inductor; rerun under the backends before it (same mode and form): first wrong "
+                "stage %s.\n", backend_call(kind), words);
+    else if (words) fprintf(f, "Rerun under each backend (`torch.compile(backend=...)`, same mode and form): first wrong stage %s.\n", words);
     else if (!strcmp(kind, "eager")) fputs("Eager mode: no compiler stage is involved.\n", f);
     else fputs("Not determined (the stage reruns did not run).\n", f);
     ss_issue_environment(f, iss);

@@ -15,10 +15,10 @@
 /* harness/engines/ss_torch_program.py, built in: the torch worker loads it too. */
 extern const char ss_torch_program_py[];
 
-static const char *const mode_words[] = {"eager", "compile", "compile-dynamic", "all", NULL};
-/* A program case's script also runs the backends that place a compile bug (docs/programs.md). */
-static const char *const program_mode_words[] = {"eager", "compile", "compile-dynamic", "aot-eager", "dynamo-eager",
-                                                 "aot-eager-dynamic", "dynamo-eager-dynamic", "all", NULL};
+/* Both scripts also run the backends that place a compile bug (aot_eager, eager; docs/torch.md):
+ * the torch engine's modes, one word each; `all` is the first five (no -dynamic backends). */
+static const char *const mode_words[] = {"eager", "compile", "compile-dynamic", "aot-eager", "dynamo-eager",
+                                         "aot-eager-dynamic", "dynamo-eager-dynamic", "all", NULL};
 static const char *const form_words[] = {"x-input", "storage-input", "two-inputs", "user", "all", NULL};
 static const char *const device_words[] = {"cpu", "cuda", "all", NULL};
 
@@ -45,14 +45,13 @@ static int check_words(const char *field, const char *v, const char *const *list
 }
 
 /* meta.torch.mode "compile-dynamic-cpu": the mode and the device. */
-static int split_meta_mode(const char *field, const char *m, const char *const *modes, ss_export_defaults *d,
-                           ss_error *err) {
+static int split_meta_mode(const char *field, const char *m, ss_export_defaults *d, ss_error *err) {
     const char *dash = strrchr(m, '-');
     const size_t n = dash ? (size_t)(dash - m) : 0;
-    if (!dash || !in_list(modes, m, n) || !strncmp(m, "all", n) || !in_list(device_words, dash + 1, strlen(dash + 1)) ||
+    if (!dash || !in_list(mode_words, m, n) || !strncmp(m, "all", n) || !in_list(device_words, dash + 1, strlen(dash + 1)) ||
         !strcmp(dash + 1, "all"))
-        return ss_fail(err, field, "unknown mode '%.40s' (eager-cpu, compile-cpu, compile-dynamic-cpu%s or their "
-                       "-cuda forms; --mode overrides)", m, modes == program_mode_words ? ", aot-eager-cpu, dynamo-eager-cpu" : "");
+        return ss_fail(err, field, "unknown mode '%.40s' (eager-cpu, compile-cpu, compile-dynamic-cpu, aot-eager-cpu, "
+                       "dynamo-eager-cpu or their -cuda forms; --mode overrides)", m);
     snprintf(d->mode, sizeof d->mode, "%.*s", (int)n, m);
     snprintf(d->device, sizeof d->device, "%s", dash + 1);
     return 0;
@@ -72,13 +71,12 @@ static int program_spelling(const char *field, const char *s, ss_error *err) {
 
 int ss_export_resolve(const ss_case *c, const ss_export_opts *o, ss_export_defaults *d, ss_error *err) {
     const int program = c->program != NULL;
-    const char *const *modes = program ? program_mode_words : mode_words;
     snprintf(d->mode, sizeof d->mode, "all");
     snprintf(d->form, sizeof d->form, program ? "two-inputs" : "x-input");   /* a program's one form: x, src */
     snprintf(d->spelling, sizeof d->spelling, program ? "program" : "setitem");
     snprintf(d->device, sizeof d->device, "all");
     const char *mm = meta_string(c, "mode"), *mf = meta_string(c, "form"), *ms = meta_string(c, "spelling");
-    if (!o->mode && mm) SS_TRY(split_meta_mode("meta.torch.mode", mm, modes, d, err));
+    if (!o->mode && mm) SS_TRY(split_meta_mode("meta.torch.mode", mm, d, err));
     if (!o->form && mf) {
         SS_TRY(check_words("meta.torch.form", mf, form_words, sizeof d->form, err));
         if (!program) snprintf(d->form, sizeof d->form, "%s", mf);
@@ -90,9 +88,9 @@ int ss_export_resolve(const ss_case *c, const ss_export_opts *o, ss_export_defau
         snprintf(d->spelling, sizeof d->spelling, "%s", ms);
     }
     if (o->mode) {   /* a mode list, or one mode as meta.torch names it ("compile-dynamic-cpu") */
-        if (check_words("--mode", o->mode, modes, sizeof d->mode, err) == 0)
+        if (check_words("--mode", o->mode, mode_words, sizeof d->mode, err) == 0)
             snprintf(d->mode, sizeof d->mode, "%s", o->mode);
-        else if (strchr(o->mode, ',') || split_meta_mode("--mode", o->mode, modes, d, NULL))
+        else if (strchr(o->mode, ',') || split_meta_mode("--mode", o->mode, d, NULL))
             return -1;   /* err says which word is unknown */
     }
     if (o->form) {
@@ -138,7 +136,8 @@ static void emit(FILE *f, const ss_case *c, const ss_plan *p, const uint8_t *in,
           "# Expected: torch.slice_scatter on CPU (step passed explicitly), the written slice stored\n"
           "# back through the input view. Actual: the program in place, run as the torch engine runs\n"
           "# it: eager; torch.compile(dynamic=False); torch.compile(dynamic=True) and the automatic\n"
-          "# switch to dynamic shapes (a first call on another size); in the engine's forms x-input,\n"
+          "# switch to dynamic shapes (a first call on another size); the backends aot_eager and eager\n"
+          "# (modes aot-eager, dynamo-eager, and their -dynamic forms); in the engine's forms x-input,\n"
           "# storage-input, two-inputs, or as user code (form user). One verdict line per run.\n"
           "# Exit: the worst of 1 differ (or a compiled run raised where eager runs, or an invalid\n"
           "# case ran), 2 error, 3 refused (PyTorch's overlap check), 0 agree.\n"

@@ -127,7 +127,45 @@ withmeta aot-eager-cpu program "$tmp/pm.json"
 "$SSFUZZ" export --torch --mode eager,dynamo-eager-dynamic --device cpu "$tmp/pm.json" >"$tmp/pm.py" &&
     [ "$(pdef "$tmp/pm.py")" = "SPELLING = 'program' MODE = 'eager,dynamo-eager-dynamic' DEVICE = 'cpu' " ] &&
     pass "export: --mode and --device override a program finding's" || fail "export: program overrides" "$(pdef "$tmp/pm.py")"
-expect_rc "export --mode aot-eager of a single-write case: exit 2 (programs only)" 2 "$SSFUZZ" export --torch --mode aot-eager corpus/shift-right-1d.json
+# Single writes run the backends that place a compile bug too (aot-eager, dynamo-eager, their
+# -dynamic forms): a finding of torch:aot-eager-cpu:SPELLING exports in that mode and device;
+# `all` is the same five modes as a program's.
+cat >"$tmp/aot.json" <<'JSON'
+{"format": "ssfuzz-case", "version": 1, "dtype": "uint8", "storage": {"numel": 4},
+ "input": {"offset": 2, "sizes": [2, 1], "strides": [1, 0]}, "src": {"storage": "input", "offset": 0, "sizes": [2, 1], "strides": [2, 0]},
+ "dim": 1, "start": null, "end": null, "step": 1, "fill": {"seed": 0},
+ "meta": {"target": "torch:aot-eager-cpu:setitem", "schedule": "x-input", "signature": "mismatch",
+          "torch": {"mode": "aot-eager-cpu", "spelling": "setitem", "device": "cpu", "compiled": true, "form": "x-input"}}}
+JSON
+"$SSFUZZ" export --torch "$tmp/aot.json" >"$tmp/aot.py" 2>"$tmp/err" &&
+    [ "$(defaults "$tmp/aot.py")" = "SPELLING = 'setitem' MODE = 'aot-eager' FORM = 'x-input' DEVICE = 'cpu' " ] &&
+    pass "export of a torch:aot-eager-cpu finding: mode aot-eager and device cpu from meta.torch" || fail "export: aot-eager-cpu defaults" "$(defaults "$tmp/aot.py") $(cat "$tmp/err")"
+sed 's/"mode": "aot-eager-cpu"/"mode": "dynamo-eager-dynamic-cuda"/' "$tmp/aot.json" >"$tmp/dde.json"
+"$SSFUZZ" export --torch "$tmp/dde.json" >"$tmp/o.py" 2>"$tmp/err" &&
+    [ "$(defaults "$tmp/o.py")" = "SPELLING = 'setitem' MODE = 'dynamo-eager-dynamic' FORM = 'x-input' DEVICE = 'cuda' " ] &&
+    pass "export: meta.torch.mode dynamo-eager-dynamic-cuda (a stage sibling's) sets the mode and device" || fail "export: dynamo-eager-dynamic-cuda" "$(defaults "$tmp/o.py") $(cat "$tmp/err")"
+"$SSFUZZ" export --torch --mode eager,aot-eager,dynamo-eager-dynamic corpus/shift-right-1d.json >"$tmp/o.py" 2>"$tmp/err" &&
+    [ "$(defaults "$tmp/o.py")" = "SPELLING = 'setitem' MODE = 'eager,aot-eager,dynamo-eager-dynamic' FORM = 'x-input' DEVICE = 'all' " ] &&
+    "$SSFUZZ" export --torch --mode dynamo-eager-cpu corpus/shift-right-1d.json >"$tmp/o2.py" 2>"$tmp/err" &&
+    [ "$(defaults "$tmp/o2.py")" = "SPELLING = 'setitem' MODE = 'dynamo-eager' FORM = 'x-input' DEVICE = 'cpu' " ] &&
+    pass "export --mode aot-eager, dynamo-eager-dynamic, dynamo-eager-cpu of a single-write case" || fail "export --mode aot-eager of a single write" "$(cat "$tmp/err")"
+"$SSFUZZ" export --torch --mode aot_eager "$tmp/aot.json" >/dev/null 2>"$tmp/err"; rc=$?
+[ "$rc" = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] &&
+    grep -q "^ssfuzz export: --mode: unknown value 'aot_eager' (eager, compile, compile-dynamic, aot-eager, dynamo-eager, aot-eager-dynamic, dynamo-eager-dynamic, all)$" "$tmp/err" &&
+    pass "export --mode aot_eager: exit 2, one line naming the allowed words" || fail "export: a bad --mode names the words" "exit $rc: $(cat "$tmp/err")"
+"$SSFUZZ" export --torch "$prog" >"$tmp/pa.py"
+python3 - "$tmp/aot.py" "$tmp/pa.py" >"$tmp/o" 2>&1 <<'PY'
+import ast, sys
+def consts(path):
+    return {n.targets[0].id: ast.literal_eval(n.value) for n in ast.parse(open(path).read()).body
+            if isinstance(n, ast.Assign) and getattr(n.targets[0], 'id', '') in ('MODES', 'ALL_MODES', 'BACKENDS')}
+one, prog = consts(sys.argv[1]), consts(sys.argv[2])
+assert len(one) == 3 and one == prog, (one, prog)
+assert one['ALL_MODES'] == ('eager', 'compile', 'aot-eager', 'dynamo-eager', 'compile-dynamic'), one['ALL_MODES']
+print('modes ok')
+PY
+grep -q "modes ok" "$tmp/o" && pass "export: a single write's script has a program's modes, backends and meaning of all" \
+    || fail "export: single-write modes as a program's" "$(tail -1 "$tmp/o")"
 withmeta compile-cpu setitem "$tmp/pm2.json"
 cat >"$tmp/noresult.json" <<'JSON'
 {"format": "ssfuzz-case", "version": 1, "dtype": "float32", "storage": {"numel": 8},

@@ -3,7 +3,8 @@
 # `replay --confirm` and `fuzz` run its exported script in a fresh interpreter and record
 # meta.confirmed ("standalone" or "no: why", summary.json counts); the dynamic-shape shift
 # exports as found (compile-dynamic: DIFFER; eager: agree); `export --issue` writes a repro
-# of at most ten lines that names the wrong stage and reproduces; a program case (its own script,
+# of at most ten lines that names the wrong stage and reproduces; findings of the aot-eager and
+# dynamo-eager targets export, confirm and report in their mode; a program case (its own script,
 # replay --confirm, --issue) the same way.
 set -u
 . "$(dirname "$0")/lib/common.sh"
@@ -74,6 +75,52 @@ cp corpus/torch-198094-scatter-return.json "$tmp/198094.json"
 "$SSFUZZ" --python "$cpy" replay --confirm -t torch:compile-cpu:scatter-return "$tmp/198094.json" >"$tmp/out" 2>&1; rc=$?
 [ "$rc" = 1 ] && [ "$(confirmed "$tmp/198094.json")" = standalone ] &&
     pass "replay --confirm: #198094 on compile-cpu:scatter-return confirmed standalone" || fail "replay --confirm #198094" "exit $rc: $(tail -3 "$tmp/out")"
+
+# The backends that place a compile bug are targets too (torch:aot-eager-*, torch:dynamo-eager-*):
+# their findings export in their mode, the script's verdict line names the backend and says what
+# replay says, confirmation runs it, --issue reports it. dynamo.json: a real finding (fuzz -t
+# torch:dynamo-eager-cpu:setitem --seed 1 --cases 8, case 3: dynamo's graph run as eager code is
+# wrong as eager is, #144861's class); aot.json: the same case found by aot-eager, which agrees.
+cat >"$tmp/dynamo.json" <<'JSON'
+{"format": "ssfuzz-case", "version": 1, "dtype": "uint8", "storage": {"numel": 4},
+ "input": {"offset": 2, "sizes": [2, 1], "strides": [1, 0]}, "src": {"storage": "input", "offset": 0, "sizes": [2, 1], "strides": [2, 0]},
+ "dim": 1, "start": null, "end": null, "step": 1, "fill": {"seed": 0},
+ "meta": {"target": "torch:dynamo-eager-cpu:setitem", "schedule": "x-input", "signature": "mismatch",
+          "found_by": "ssfuzz fuzz --seed 1 --large-per-mille 250",
+          "torch": {"mode": "dynamo-eager-cpu", "spelling": "setitem", "device": "cpu", "compiled": true, "form": "x-input"}}}
+JSON
+sed 's/dynamo-eager-cpu/aot-eager-cpu/g' "$tmp/dynamo.json" >"$tmp/aot.json"
+"$SSFUZZ" --python "$cpy" replay --confirm -t torch:aot-eager-cpu:setitem "$tmp/aot.json" >"$tmp/out" 2>&1; rc=$?
+: >"$tmp/o"
+"$SSFUZZ" export --torch "$tmp/aot.json" -o "$tmp/aot.py" 2>"$tmp/e" && "$cpy" "$tmp/aot.py" >"$tmp/o" 2>"$tmp/e"; prc=$?
+if [ "$rc" = 0 ] && grep -q ': ok: 3 target runs agree' "$tmp/out" && [ "$(confirmed "$tmp/aot.json")" = - ] && [ "$prc" = 0 ] &&
+   [ "$(grep -c '^ssfuzz-export: torch' "$tmp/o")" = 1 ] &&
+   grep -q "^ssfuzz-export: torch.compile(backend='aot_eager', dynamic=False) on cpu, x-input: agree: final storages identical, 4 bytes$" "$tmp/o"
+then pass "export of an aot-eager-cpu reproducer: its script runs aot_eager on cpu, x-input and agrees, as replay does (exit 0)"
+else fail "export of an aot-eager-cpu reproducer" "replay exit $rc, script exit $prc: $(tail -2 "$tmp/out") $(cat "$tmp/o") $(tail -1 "$tmp/e")"; fi
+# Confirmation in that mode runs the script: a finding only the (hooked) worker makes is an honest no.
+SSFUZZ_TEST_HOOKS=1 SSFUZZ_TORCH_TEST_FAULT=compile-raise:1 "$SSFUZZ" --python "$cpy" replay --confirm -t torch:aot-eager-cpu:setitem "$tmp/aot.json" >"$tmp/out" 2>&1; rc=$?
+case $(confirmed "$tmp/aot.json") in
+"no: the script agreed (exit 0: torch.compile(backend='aot_eager', dynamic=False) on cpu, x-input: agree: "*)
+    [ "$rc" = 1 ] && pass "replay --confirm on torch:aot-eager-cpu: the script runs in that mode (a hooked worker's raise: 'no: the script agreed')" \
+        || fail "replay --confirm on aot-eager-cpu" "exit $rc" ;;
+*) fail "replay --confirm on aot-eager-cpu: the script runs" "exit $rc: $(confirmed "$tmp/aot.json")" ;;
+esac
+"$SSFUZZ" --python "$cpy" replay --confirm -t torch:dynamo-eager-cpu:setitem "$tmp/dynamo.json" >"$tmp/out" 2>&1; rc=$?
+detail=$(sed -n 's/.*MISMATCH torch:dynamo-eager-cpu:setitem under x-input (mismatch): //p' "$tmp/out")
+if [ "$rc" = 1 ] && [ "$(confirmed "$tmp/dynamo.json")" = standalone ] && [ -n "$detail" ] &&
+   grep -qF "on torch:dynamo-eager-cpu:setitem x-input: standalone; torch.compile(backend='eager', dynamic=False) on cpu, x-input: DIFFER: $detail" "$tmp/out"
+then pass "replay --confirm: a dynamo-eager-cpu finding confirmed standalone, the script's DIFFER as replay's ($detail)"
+else fail "replay --confirm of a dynamo-eager-cpu finding" "exit $rc: $(tail -3 "$tmp/out")"; fi
+"$SSFUZZ" --python "$cpy" export --issue "$tmp/dynamo.md" -q "$tmp/dynamo.json" 2>"$tmp/e"; rc=$?
+awk '/^```python$/{f=1; next} /^```$/{f=0} f' "$tmp/dynamo.md" >"$tmp/drepro.py"
+want=$(sed -n 's/.*# expected \(\[.*\]\)$/\1/p' "$tmp/drepro.py")
+got=$("$cpy" "$tmp/drepro.py" 2>/dev/null)
+if [ "$rc" = 0 ] && grep -q '^# torch.compile(backend="eager") writes wrong values for `' "$tmp/dynamo.md" &&
+   grep -q '^@torch.compile(backend="eager", dynamic=False)$' "$tmp/drepro.py" && grep -q 'first wrong stage \*\*dynamo\*\*' "$tmp/dynamo.md" &&
+   [ -n "$want" ] && [ -n "$got" ] && [ "$got" != "$want" ]
+then pass "export --issue of a dynamo-eager finding: the backend in the title and the repro, stage dynamo; the repro prints $got (expected $want)"
+else fail "export --issue of a dynamo-eager finding" "exit $rc, printed '$got', expected '$want': $(cat "$tmp/e") $(head -12 "$tmp/dynamo.md")"; fi
 
 # A program case (docs/programs.md): #198094 as a program. Its script is wrong under inductor
 # only (the stage reruns and the aot_eager/eager backends agree), replay --confirm confirms the
