@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ss_kernel_params.h"
+#include "ss_text.h"
 
 /* The first n entries of a dims array (every such array holds SS_MAX_NDIM).
  * Up to 4 dims, the usual case, as one fixed 32-byte copy: a few vector moves
@@ -23,16 +24,6 @@ static void copy_view(ss_view *dst, const ss_view *src) {
     dst->ndim = src->ndim;
     copy_dims(dst->sizes, src->sizes, n);
     copy_dims(dst->strides, src->strides, n);
-}
-
-/* snprintf(why, why_len, "%s", msg) without the formatting machinery: a
- * case this common (every input with internal overlap) says it for every run. */
-static void say(char *why, size_t why_len, const char *msg) {
-    if (why_len == 0) return;
-    size_t n = strlen(msg);
-    if (n >= why_len) n = why_len - 1;
-    memcpy(why, msg, n);
-    why[n] = '\0';
 }
 
 static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
@@ -446,7 +437,7 @@ ss_run_status ss_kprog_build(ss_kernel_id k, const ss_op *op, size_t guard_in, s
         return SS_RUN_FAILED;
     }
     if (self) {
-        say(why, why_len, "input view has internal overlap: an in-place write is ill-defined");
+        ss_text_set(why, why_len, "input view has internal overlap: an in-place write is ill-defined");
         return SS_RUN_REJECTED;
     }
     int64_t in_numel;

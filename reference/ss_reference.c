@@ -10,6 +10,7 @@
 #include <string.h>
 #include <stdio.h>
 #include "ss_reference.h"
+#include "ss_text.h"
 
 /* Two views of equal sizes, with dims merged where both are contiguous across
  * them, so inner runs are long and the loop overhead small. */
@@ -216,20 +217,10 @@ static void contiguous_like(const ss_view *v, ss_view *c) {
     }
 }
 
-/* snprintf(why, why_len, "%s", msg) without the formatting machinery: a
- * case this common (every input with internal overlap) says it for every run. */
-static void say(char *why, size_t why_len, const char *msg) {
-    if (why_len == 0) return;
-    size_t n = strlen(msg);
-    if (n >= why_len) n = why_len - 1;
-    memcpy(why, msg, n);
-    why[n] = '\0';
-}
-
 ss_run_status ss_ref_run(const ss_plan *plan, ss_storage *input, ss_storage *src, char *why,
                          size_t why_len) {
     if (plan->internal_overlap) {
-        say(why, why_len, "input view has internal overlap: cannot be written in place");
+        ss_text_set(why, why_len, "input view has internal overlap: cannot be written in place");
         return SS_RUN_REJECTED;
     }
     const size_t es = plan->op.elem_size;

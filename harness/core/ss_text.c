@@ -125,3 +125,11 @@ int ss_shell_word(const char *in, char *out, size_t n) {
     free(shown);
     return len;
 }
+
+void ss_text_set(char *out, size_t n, const char *msg) {
+    if (n == 0) return;
+    size_t len = strlen(msg);
+    if (len >= n) len = n - 1;
+    memcpy(out, msg, len);
+    out[len] = '\0';
+}

@@ -33,6 +33,11 @@ size_t ss_text_shown(const char *s);
  * beyond four). Returns the length written. */
 size_t ss_text_inert(const char *in, char *out, size_t n);
 
+/* Copies msg into out (n bytes, cut to fit, always terminated): snprintf(out,
+ * n, "%s", msg) without the formatting machinery, for messages said on every
+ * run of a common case (an input with internal overlap). */
+void ss_text_set(char *out, size_t n, const char *msg);
+
 /* Copies `in` into out (n bytes) quoted for a POSIX shell: unchanged when every
  * byte is one of A-Z a-z 0-9 @ % + = : , . / _ - (and it is not empty), else
  * in single quotes with each ' written as '\''. Returns the length, or -1 with

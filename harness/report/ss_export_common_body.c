@@ -1,9 +1,21 @@
 /* ss_export_common_body.c - the Python both exported scripts (single writes, programs) share:
- * storages from bytes, the bytes of a result, one-line errors, dynamo's configuration as the
- * worker sets it, and the atomic JSON write. Emitted before either body. */
+ * the torch engine's modes and their backends, the exit codes, storages from bytes, the bytes
+ * of a result, one-line errors, dynamo's configuration as the worker sets it, and the atomic
+ * JSON write. Emitted before either body. */
 #include "ss_export.h"
 
 const char ss_export_common_body[] =
+    "\n"
+    "# the torch engine's modes: (backend, dynamic) of torch.compile; `all` is the first five\n"
+    "MODES = ('eager', 'compile', 'aot-eager', 'dynamo-eager', 'compile-dynamic', 'aot-eager-dynamic',\n"
+    "         'dynamo-eager-dynamic')\n"
+    "ALL_MODES = ('eager', 'compile', 'aot-eager', 'dynamo-eager', 'compile-dynamic')\n"
+    "BACKENDS = {'compile': ('inductor', False), 'aot-eager': ('aot_eager', False), 'dynamo-eager': ('eager', False),\n"
+    "            'compile-dynamic': ('inductor', True), 'aot-eager-dynamic': ('aot_eager', True),\n"
+    "            'dynamo-eager-dynamic': ('eager', True)}\n"
+    "EXIT_AGREE, EXIT_DIFFER, EXIT_ERROR, EXIT_REFUSED = 0, 1, 2, 3\n"
+    "WORST = {EXIT_AGREE: 0, EXIT_REFUSED: 1, EXIT_ERROR: 2, EXIT_DIFFER: 3}\n"
+    "TAG = 'ssfuzz-export'\n"
     "\n"
     "\n"
     "def make_storage(raw, device):\n"
