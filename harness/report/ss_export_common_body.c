@@ -1,7 +1,8 @@
 /* ss_export_common_body.c - the Python both exported scripts (single writes, programs) share:
- * the torch engine's modes and their backends, the exit codes, storages from bytes, the bytes
- * of a result, one-line errors, dynamo's configuration as the worker sets it, and the atomic
- * JSON write. Emitted before either body. */
+ * the torch engine's modes and their backends, the exit codes, --mode/--form words, an
+ * element's value and its x index, storages from bytes, the bytes of a result, one-line
+ * errors, dynamo's configuration as the worker sets it, and the atomic JSON write. Emitted
+ * before either body. */
 #include "ss_export.h"
 
 const char ss_export_common_body[] =
@@ -16,6 +17,40 @@ const char ss_export_common_body[] =
     "EXIT_AGREE, EXIT_DIFFER, EXIT_ERROR, EXIT_REFUSED = 0, 1, 2, 3\n"
     "WORST = {EXIT_AGREE: 0, EXIT_REFUSED: 1, EXIT_ERROR: 2, EXIT_DIFFER: 3}\n"
     "TAG = 'ssfuzz-export'\n"
+    "\n"
+    "\n"
+    "def value(b, dtype):\n"
+    "    # \"9.0 (0x41100000)\": the element as Python prints it, next to its bits\n"
+    "    v = torch.frombuffer(bytearray(b), dtype=torch.uint8).view(dtype)[0].item()\n"
+    "    return '%r (0x%s)' % (v, b[::-1].hex())\n"
+    "\n"
+    "\n"
+    "def logical_index(k):\n"
+    "    # the x index that lands on storage element k, if any (searched, so any layout works)\n"
+    "    size, stride, off = INPUT_VIEW['size'], INPUT_VIEW['stride'], INPUT_VIEW['storage_offset']\n"
+    "    n = 1\n"
+    "    for s in size:\n"
+    "        n *= s\n"
+    "    if n > 1 << 20:\n"
+    "        return None\n"
+    "    for idx in itertools.product(*[range(s) for s in size]):\n"
+    "        if off + sum(i * st for i, st in zip(idx, stride)) == k:\n"
+    "            return list(idx)\n"
+    "    return None\n"
+    "\n"
+    "\n"
+    "def words(ap, text, choices, what, every=None):\n"
+    "    # a comma-separated --mode/--form value: known words, each once, `all` for `every`\n"
+    "    out = []\n"
+    "    for w in text.split(','):\n"
+    "        w = w.strip()\n"
+    "        if w == 'all':\n"
+    "            out += [c for c in every or choices if c not in out]\n"
+    "        elif w in choices:\n"
+    "            out += [] if w in out else [w]\n"
+    "        else:\n"
+    "            ap.error('--%s: unknown %s %r (%s, all)' % (what, what, w, ', '.join(choices)))\n"
+    "    return out\n"
     "\n"
     "\n"
     "def make_storage(raw, device):\n"
