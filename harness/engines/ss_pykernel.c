@@ -124,14 +124,7 @@ static ss_run_status pk_run(const ss_target *t, const ss_plan *plan, ss_storage 
     const ss_op *op = &plan->op;
     const ss_dtype dt = opts ? (ss_dtype)opts->dtype : SS_UINT8;
     const int aliased = op->src_aliased;
-    if (ss_tp_run_head_size(op) > SS_TP_RUN_HEAD_MAX) {   /* a validated plan never has more than SS_MAX_NDIM dims */
-        snprintf(why, why_len, "view rank beyond %d", SS_MAX_NDIM);
-        return SS_RUN_FAILED;
-    }
-    if (ss_dtype_size(dt) != op->elem_size) {
-        snprintf(why, why_len, "dtype %s does not match the element size %zu", ss_dtype_name(dt), op->elem_size);
-        return SS_RUN_FAILED;
-    }
+    if (ss_tp_run_check(op, dt, why, why_len)) return SS_RUN_FAILED;
     if (input->guard % 16 || input->guard > UINT32_MAX || (!aliased && src->guard != input->guard)) {
         snprintf(why, why_len, "guard bands of %zu and %zu bytes: the kernel frame needs one multiple of 16",
                  input->guard, aliased ? input->guard : src->guard);

@@ -268,14 +268,7 @@ static ss_run_status encode_case(const ss_target *t, const ss_plan *plan, ss_sto
     const ss_op *op = &plan->op;
     const int form = t->scheduled && opts ? opts->schedule : 0;
     const ss_dtype dt = opts ? (ss_dtype)opts->dtype : SS_UINT8;
-    if (ss_tp_run_head_size(op) > SS_TP_RUN_HEAD_MAX) {   /* a validated plan never has more than SS_MAX_NDIM dims */
-        snprintf(why, why_len, "view rank beyond %d", SS_MAX_NDIM);
-        return SS_RUN_FAILED;
-    }
-    if (ss_dtype_size(dt) != op->elem_size) {
-        snprintf(why, why_len, "dtype %s does not match the element size %zu", ss_dtype_name(dt), op->elem_size);
-        return SS_RUN_FAILED;
-    }
+    if (ss_tp_run_check(op, dt, why, why_len)) return SS_RUN_FAILED;
     if (prog && SS_GROW(e->part, e->part_cap, ss_tp_run_program_size(prog->source_len))) {
         snprintf(why, why_len, "out of memory for the program's source");
         return SS_RUN_FAILED;

@@ -53,6 +53,18 @@ size_t ss_tp_run_head_size(const ss_op *op) {
     return SS_TP_RUN_FIXED + 16 + 16 * (size_t)op->input.ndim + 16 + 16 * (size_t)op->src.ndim;
 }
 
+int ss_tp_run_check(const ss_op *op, ss_dtype dt, char *why, size_t n) {
+    if (ss_tp_run_head_size(op) > SS_TP_RUN_HEAD_MAX) {
+        snprintf(why, n, "view rank beyond %d", SS_MAX_NDIM);
+        return -1;
+    }
+    if (ss_dtype_size(dt) != op->elem_size) {
+        snprintf(why, n, "dtype %s does not match the element size %zu", ss_dtype_name(dt), op->elem_size);
+        return -1;
+    }
+    return 0;
+}
+
 static int put_name(uint8_t *p, size_t width, const char *s) {
     const size_t len = strlen(s);
     if (len >= width) return -1;

@@ -39,6 +39,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "ss_case.h"
 #include "ss_plan.h"
 #include "ss_program.h"
 
@@ -83,6 +84,10 @@ int ss_tp_header_decode(const uint8_t in[SS_TP_HEADER_SIZE], ss_tp_header *h, ch
 /* The largest head: both views at SS_MAX_NDIM. */
 #define SS_TP_RUN_HEAD_MAX (SS_TP_RUN_FIXED + 2 * (16 + 16 * SS_MAX_NDIM))
 size_t ss_tp_run_head_size(const ss_op *op);
+/* Whether a RUN head can carry op with dtype dt: 0, or -1 with why (a view
+ * rank beyond SS_TP_RUN_HEAD_MAX, which a validated plan never has; an
+ * element size that is not the dtype's). */
+int ss_tp_run_check(const ss_op *op, ss_dtype dt, char *why, size_t n);
 /* Encodes the head into out (ss_tp_run_head_size bytes). Names longer than
  * their fields (24 bytes; dtype 16) are a caller error: -1. */
 int ss_tp_run_head_encode(uint8_t *out, const char *mode, const char *spelling, const char *form,

@@ -45,6 +45,7 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:] = [p for p in sys.path if p and os.path.isabs(p) and p not in (_HERE, "/")]
 
 import collections  # noqa: E402  (after the path is cleaned, on purpose)
+import hashlib  # noqa: E402
 import re  # noqa: E402,F401
 import shutil  # noqa: E402
 import signal  # noqa: E402
@@ -133,6 +134,16 @@ def backend_of(mode):
     return backend, "dynamic" in mode
 
 
+def cuda_missing():
+    """'' when torch sees a CUDA device, else why not."""
+    try:
+        if not torch.cuda.is_available():
+            return "no CUDA device visible to torch %s" % torch.__version__
+    except Exception as exc:
+        return "CUDA: %s" % first_line(exc)
+    return ""
+
+
 def compile_probe(device, backend="inductor"):
     """'' when torch.compile (with `backend`) really compiles and runs a
     one-line program on `device`, else why not: no C++ compiler, compile disabled
@@ -140,12 +151,9 @@ def compile_probe(device, backend="inductor"):
     compile makes the compile targets unavailable; it is never a finding."""
     if not hasattr(torch, "compile"):
         return "torch %s has no torch.compile" % torch.__version__
-    if device == "cuda":
-        try:
-            if not torch.cuda.is_available():
-                return "no CUDA device visible to torch %s" % torch.__version__
-        except Exception as exc:
-            return "CUDA: %s" % first_line(exc)
+    missing = cuda_missing() if device == "cuda" else ""
+    if missing:
+        return missing
     import torch._dynamo as dynamo
     if getattr(dynamo.config, "disable", False):
         return "torch.compile is disabled here (TORCH_COMPILE_DISABLE or torch._dynamo.config.disable)"
@@ -834,7 +842,6 @@ def same_run_key(c, buf):
     """What decides a run's result: two runs of a batch with one key (a case
     with a separate src under x-input and two-inputs: the same function on
     the same tensors, as spec_of makes them alone) run once."""
-    import hashlib
     what = c.program if c.program is not None else spec_of(c)
     data = hashlib.blake2b(memoryview(buf)[c.data_at:], digest_size=32).digest()   # not a copy of the bytes
     return (what, c.mode, c.dtype_name, c.input, c.src, c.aliased, data)
@@ -934,12 +941,9 @@ def kernel_probe(payload):
     fn, why = kernel_fn(path, kernel)
     if fn is None:
         return why
-    if device == "cuda":
-        try:
-            if not torch.cuda.is_available():
-                return "no CUDA device visible to torch %s" % torch.__version__
-        except Exception as exc:
-            return "CUDA: %s" % first_line(exc)
+    missing = cuda_missing() if device == "cuda" else ""
+    if missing:
+        return missing
     triton = sys.modules.get("triton")
     version = getattr(triton, "__version__", "") if triton else ""
     interpreted = os.environ.get("TRITON_INTERPRET") == "1"
