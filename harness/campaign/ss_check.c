@@ -26,6 +26,10 @@ const char *ss_verdict_name(ss_verdict v) {
     return "?";
 }
 
+int ss_verdict_is_finding(ss_verdict v) {
+    return v != SS_AGREE && v != SS_REFUSED && v != SS_TARGET_UNAVAILABLE && v != SS_ERROR && v != SS_NAN_PAYLOAD;
+}
+
 void ss_check_ctx_init(ss_check_ctx *ctx) { memset(ctx, 0, sizeof *ctx); }
 
 void ss_check_ctx_free(ss_check_ctx *ctx) {

@@ -31,6 +31,10 @@ typedef enum ss_verdict {
  * "accepted-invalid", "unavailable", "crash", "timeout", "refused", "raised",
  * "error", "nan-payload", "flaky". */
 const char *ss_verdict_name(ss_verdict v);
+/* A run's verdict is a finding (mismatch, crash, timeout, flaky, ...); a
+ * refusal, an error, a NaN-bits-only difference, agreement and an
+ * unavailable target are not (a campaign may still keep refusals). */
+int ss_verdict_is_finding(ss_verdict v);
 
 /* Reusable buffers, so a campaign does not allocate per case. */
 typedef struct ss_check_ctx {

@@ -247,11 +247,7 @@ static void count_unfound(fz_worker_state *w, const ss_plan *plan, const ss_targ
 
 /* Whether v is a finding (else agreement, or a run counted only). */
 static int is_finding(const ss_fuzz_config *cfg, ss_verdict v) {
-    switch (v) {
-    case SS_AGREE: case SS_TARGET_UNAVAILABLE: case SS_ERROR: case SS_NAN_PAYLOAD: return 0;
-    case SS_REFUSED: return cfg->refusal_is_finding;
-    default: return 1;
-    }
+    return ss_verdict_is_finding(v) || (v == SS_REFUSED && cfg->refusal_is_finding);
 }
 
 /* Counts the runs that are no finding: a refusal (kept as a finding too
@@ -420,78 +416,92 @@ static void on_batch_only(fz_worker_state *w, const fz_group *g, const size_t *m
 /* Runs of a group on one target: case j of the group under schedule s. */
 typedef struct fz_run { size_t j; int s; } fz_run;
 
-/* The group's cases on a batching target ti: every case under every
- * schedule it runs, in batches of at most SS_CHECK_MAX_BATCH runs. A case's
- * first failing schedule is its finding there, rerun alone first: failing
- * alone too, it is reported like any other (and minimized); agreeing alone,
- * it is a batch-only finding (on_batch_only). */
-static void check_group_on_target(fz_worker_state *w, fz_group *g, int ti) {
+/* A failing run of a batch (res, under opts) judged as the campaign reports
+ * it: rerun alone first; failing alone, an ordinary finding (minimized);
+ * agreeing alone every time, a batch-only one with the batch's cases. */
+static void batched_finding(fz_worker_state *w, fz_group *g, int ti, const fz_run *runs, size_t n, size_t r,
+                            const ss_run_opts *opts, const ss_check_result *res) {
+    const ss_target *t = w->cfg->targets[ti];
+    fz_member *m = &g->m[runs[r].j];
+    ss_check_result alone;
+    int failed_alone = 0;
+    for (int again = 0; again < FZ_ALONE_RERUNS && !failed_alone; again++) {
+        start_run(w, ti, runs[r].s, 0);
+        ss_check_target(&g->ctx[runs[r].j], &m->plan, m->ref, t, opts, &alone);
+        if (ss_target_poisoned(t)) _exit(FZ_EXIT_POISONED);
+        failed_alone = is_finding(w->cfg, alone.verdict);
+    }
+    if (failed_alone) {
+        on_finding(w, &m->c, &m->plan, m->index, ti, opts, &alone);
+        return;
+    }
+    size_t members[SS_CHECK_MAX_BATCH], nm = 0, pos = 0;
+    for (size_t q = 0; q < n; q++) {   /* the batch's cases, in order (runs are case-major) */
+        if (nm && members[nm - 1] == runs[q].j) continue;
+        if (runs[q].j == runs[r].j) pos = nm;
+        members[nm++] = runs[q].j;
+    }
+    on_batch_only(w, g, members, nm, pos, ti, opts, res);
+}
+
+/* Runs runs[0..n) of the group on target ti as one batch (one case's forms
+ * alone make no batch, meta.batch records the other cases: they run one by
+ * one, as without batches) and reports each case's first failing run. */
+static void run_batch(fz_worker_state *w, fz_group *g, int ti, const fz_run *runs, size_t n) {
     const ss_fuzz_config *cfg = w->cfg;
     const ss_target *t = cfg->targets[ti];
+    ss_check_ctx *ctxs[SS_CHECK_MAX_BATCH];
+    const ss_plan *plans[SS_CHECK_MAX_BATCH];
+    ss_run_status refs[SS_CHECK_MAX_BATCH];
+    ss_run_opts opts[SS_CHECK_MAX_BATCH];
+    ss_check_result res[SS_CHECK_MAX_BATCH];
+    for (size_t r = 0; r < n; r++) {
+        ctxs[r] = &g->ctx[runs[r].j];
+        plans[r] = &g->m[runs[r].j].plan;
+        refs[r] = g->m[runs[r].j].ref;
+        opts[r] = (ss_run_opts){runs[r].s, 1, 0};
+    }
+    const int one_case = runs[0].j == runs[n - 1].j;
+    STORE(w->slot->cur_index, g->m[runs[0].j].local);
+    start_run(w, ti, runs[0].s, (int64_t)(cfg->case_timeout * 1e9) * (int64_t)n);
+    for (size_t r = 0; r < n; r++) maybe_fault(w, g->m[runs[r].j].index);
+    for (size_t r = 0; one_case && r < n; r++) ss_check_target(ctxs[r], plans[r], refs[r], t, &opts[r], &res[r]);
+    if (!one_case) ss_check_batch(ctxs, plans, refs, opts, n, t, res);
+    if (ss_target_poisoned(t)) _exit(FZ_EXIT_POISONED);
+    if (!one_case) {
+        STORE(w->slot->batches, w->slot->batches + 1);
+        STORE(w->slot->batched_cases, w->slot->batched_cases + n);
+    }
+    for (size_t r = 0; r < n; r++) {
+        fz_member *m = &g->m[runs[r].j];
+        count_run(w, &m->plan, t, &res[r]);
+        if (m->found || !is_finding(cfg, res[r].verdict)) continue;
+        m->found = 1;   /* runs are in schedule order: this is the case's first failing one */
+        STORE(w->slot->cur_index, m->local);
+        STORE(w->slot->sched, runs[r].s);
+        if (one_case) on_finding(w, &m->c, &m->plan, m->index, ti, &opts[r], &res[r]);
+        else batched_finding(w, g, ti, runs, n, r, &opts[r], &res[r]);
+    }
+}
+
+/* The group's cases on a batching target ti: every case under every
+ * schedule it runs, in batches of at most SS_CHECK_MAX_BATCH runs (a case
+ * never split across two). */
+static void check_group_on_target(fz_worker_state *w, fz_group *g, int ti) {
+    const ss_target *t = w->cfg->targets[ti];
     fz_run runs[SS_CHECK_MAX_BATCH];
     size_t n = 0;
     for (size_t j = 0; j < g->n; j++) g->m[j].found = 0;
-    for (size_t j = 0; j <= g->n; j++) {
-        int first = 0, last = -1;
-        if (j < g->n && schedules_for(cfg, t, &g->m[j].plan, &first, &last)) return;
-        /* a batch is full, or the group ends: run it (a case never splits across two) */
-        if (n && (j == g->n || n + (size_t)(last - first + 1) > SS_CHECK_MAX_BATCH)) {
-            ss_check_ctx *ctxs[SS_CHECK_MAX_BATCH];
-            const ss_plan *plans[SS_CHECK_MAX_BATCH];
-            ss_run_status refs[SS_CHECK_MAX_BATCH];
-            ss_run_opts opts[SS_CHECK_MAX_BATCH];
-            ss_check_result res[SS_CHECK_MAX_BATCH];
-            for (size_t r = 0; r < n; r++) {
-                ctxs[r] = &g->ctx[runs[r].j];
-                plans[r] = &g->m[runs[r].j].plan;
-                refs[r] = g->m[runs[r].j].ref;
-                opts[r] = (ss_run_opts){runs[r].s, 1, 0};
-            }
-            /* One case's forms alone make no batch (meta.batch records the
-             * other cases): they run one by one, as without batches. */
-            const int one_case = runs[0].j == runs[n - 1].j;
-            STORE(w->slot->cur_index, g->m[runs[0].j].local);
-            start_run(w, ti, runs[0].s, (int64_t)(cfg->case_timeout * 1e9) * (int64_t)n);
-            for (size_t r = 0; r < n; r++) maybe_fault(w, g->m[runs[r].j].index);
-            for (size_t r = 0; one_case && r < n; r++) ss_check_target(ctxs[r], plans[r], refs[r], t, &opts[r], &res[r]);
-            if (!one_case) ss_check_batch(ctxs, plans, refs, opts, n, t, res);
-            if (ss_target_poisoned(t)) _exit(FZ_EXIT_POISONED);
-            if (!one_case) {
-                STORE(w->slot->batches, w->slot->batches + 1);
-                STORE(w->slot->batched_cases, w->slot->batched_cases + n);
-            }
-            for (size_t r = 0; r < n; r++) {
-                fz_member *m = &g->m[runs[r].j];
-                count_run(w, &m->plan, t, &res[r]);
-                if (m->found || !is_finding(cfg, res[r].verdict)) continue;
-                m->found = 1;   /* runs are in schedule order: this is the case's first failing one */
-                STORE(w->slot->cur_index, m->local);
-                STORE(w->slot->sched, runs[r].s);
-                if (one_case) { on_finding(w, &m->c, &m->plan, m->index, ti, &opts[r], &res[r]); continue; }
-                ss_check_result alone;
-                int failed_alone = 0;
-                for (int again = 0; again < FZ_ALONE_RERUNS && !failed_alone; again++) {
-                    start_run(w, ti, runs[r].s, 0);
-                    ss_check_target(&g->ctx[runs[r].j], &m->plan, m->ref, t, &opts[r], &alone);
-                    if (ss_target_poisoned(t)) _exit(FZ_EXIT_POISONED);
-                    failed_alone = is_finding(cfg, alone.verdict);
-                }
-                if (failed_alone) {
-                    on_finding(w, &m->c, &m->plan, m->index, ti, &opts[r], &alone);
-                    continue;
-                }
-                size_t members[SS_CHECK_MAX_BATCH], nm = 0, pos = 0;
-                for (size_t q = 0; q < n; q++) {
-                    if (nm && members[nm - 1] == runs[q].j) continue;
-                    if (runs[q].j == runs[r].j) pos = nm;
-                    members[nm++] = runs[q].j;
-                }
-                on_batch_only(w, g, members, nm, pos, ti, &opts[r], &res[r]);
-            }
+    for (size_t j = 0; j < g->n; j++) {
+        int first, last;
+        if (schedules_for(w->cfg, t, &g->m[j].plan, &first, &last)) return;
+        if (n && n + (size_t)(last - first + 1) > SS_CHECK_MAX_BATCH) {
+            run_batch(w, g, ti, runs, n);
             n = 0;
         }
-        for (int s = first; j < g->n && s <= last && n < SS_CHECK_MAX_BATCH; s++) runs[n++] = (fz_run){j, s};
+        for (int s = first; s <= last && n < SS_CHECK_MAX_BATCH; s++) runs[n++] = (fz_run){j, s};
     }
+    if (n) run_batch(w, g, ti, runs, n);
 }
 
 static void free_group(fz_group *g) {
@@ -522,8 +532,6 @@ static void run_group(fz_worker_state *w, uint64_t *next, uint64_t end, int k) {
         m->index = index;
         m->local = *next - 1;
         m->size_class = ss_size_class(&m->c.op);
-        w->group->ctx[g->n].max_bytes = cfg->max_bytes;
-        w->group->ctx[g->n].nan_payload_is_finding = cfg->nan_payload_is_finding;
         if (ss_plan_build_limited(&m->c.op, cfg->max_bytes, &m->plan, NULL) ||
             ss_check_prepare(&g->ctx[g->n], &m->c, &m->plan, &m->ref, why, sizeof why)) {
             STORE(w->slot->skipped, w->slot->skipped + 1);
@@ -576,6 +584,10 @@ static void worker_main(const ss_fuzz_config *cfg, fz_slot *slot, int cmd_fd, in
     }
     const int group = ss_fuzz_group_limit(cfg);
     if (group > 1 && !(w->group = calloc(1, sizeof *w->group))) _exit(3);
+    for (int j = 0; w->group && j < SS_CHECK_MAX_BATCH; j++) {
+        w->group->ctx[j].max_bytes = cfg->max_bytes;
+        w->group->ctx[j].nan_payload_is_finding = cfg->nan_payload_is_finding;
+    }
     /* Groups start small and double up to `group`: the first answers (and a
      * bug every case shows) come after a small compile, not a full one. */
     int ramp = group > 2 ? 2 : group;

@@ -56,10 +56,6 @@ static int rank(int code) {
 
 int ss_exit_worse(int a, int b) { return rank(b) > rank(a) ? b : a; }
 
-int ss_verdict_is_finding(ss_verdict v) {
-    return v != SS_AGREE && v != SS_REFUSED && v != SS_TARGET_UNAVAILABLE && v != SS_ERROR && v != SS_NAN_PAYLOAD;
-}
-
 void ss_replay_ctx_init(ss_replay_ctx *rc, const ss_replay_opts *o) {
     memset(rc, 0, sizeof *rc);
     rc->opts = *o;

@@ -33,8 +33,6 @@ int ss_replay_add_target(ss_replay_opts *o, const char *name, ss_error *err);
 int ss_replay_set_schedule(ss_replay_opts *o, const char *name, ss_error *err);
 /* Strict decimal parse of a CLI number; err names the option. */
 int ss_parse_u64(const char *option, const char *s, uint64_t *out, ss_error *err);
-/* A run's verdict is a finding (mismatch, crash, timeout, ...): exit 1. */
-int ss_verdict_is_finding(ss_verdict v);
 /* Combine exit codes: a finding (1) outranks a target error (3), which
  * outranks an invalid case (2), which outranks success (0). */
 int ss_exit_worse(int a, int b);
