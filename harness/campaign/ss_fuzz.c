@@ -641,6 +641,7 @@ typedef struct fz_parent {
     fz_proc *w;
     int n;
     uint64_t next, limit, batch;
+    uint64_t min_batch;        /* a worker's range never shrinks below one whole group */
     uint64_t unrun;            /* the first case a stop left unrun in a cut batch; UINT64_MAX: none */
     int stopping;
     int unwritable;            /* a reproducer could not be written: stop, count the rest */
@@ -860,7 +861,7 @@ static void on_message(fz_parent *P, fz_proc *w, const fz_msg *m) {
     /* batch done: size the next one for about 50 ms of work */
     const double secs = (double)(now_ns() - w->batch_start) * 1e-9;
     const uint64_t n = w->end - w->first;
-    if (secs > 0.1 && P->batch > 8) P->batch /= 2;
+    if (secs > 0.1 && P->batch / 2 >= P->min_batch) P->batch /= 2;
     else if (secs < 0.025 && n == P->batch && P->batch < 4096) P->batch *= 2;
     w->busy = 0;
     if (P->stopping) note_unrun(P, w);
@@ -876,7 +877,10 @@ int ss_fuzz_run(const ss_fuzz_config *cfg, ss_summary *sum) {
     P.limit = local_limit(cfg);
     P.unrun = UINT64_MAX;
     const int group = ss_fuzz_group_limit(cfg);
-    P.batch = group > 16 ? (uint64_t)group : 16;   /* a worker's range holds at least one whole group */
+    /* A worker's range holds at least one whole group: a range of fewer
+     * cases than --batch would cut every group short. */
+    P.min_batch = group > 8 ? (uint64_t)group : 8;
+    P.batch = group > 16 ? (uint64_t)group : 16;
     P.sum = sum;
     P.log = cfg->log ? cfg->log : stdout;
     sum->seed = cfg->seed;
