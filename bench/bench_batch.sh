@@ -22,6 +22,7 @@ echo "machine: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cp
 run() {   # label seed [batch options]: one campaign, then its line
     local label=$1 s=$2; shift 2
     "$ssfuzz" --python "$py" fuzz "${args[@]}" --seed "$s" --time "$secs" -q -o "$out/$label" "$@" >"$out/$label.log" 2>&1
+    grep '^finding' "$out/$label.log" | sed "s/^/  $label (seed $s): /"
     python3 - "$out/$label/summary.json" "$label" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))

@@ -29,7 +29,8 @@ static void test_round_trip(void **state) {
     for (int i = 0; i < N; i++) ptrs[i] = &cases[i];
     assert_int_equal(ss_case_copy(&mine, &cases[2]), 0);
     const char *scheds[] = {"x-input", "storage-input", "two-inputs"};
-    assert_int_equal(ss_batch_record(&mine, ptrs, N, 2, scheds, 3), 0);
+    const char *rotated[N] = {"two-inputs", "x-input", "storage-input", "two-inputs", "x-input"};
+    assert_int_equal(ss_batch_record(&mine, ptrs, N, 2, scheds, 3, rotated), 0);
     /* through the file format: written and parsed as a reproducer is */
     char *text = ss_case_to_json(&mine);
     ss_case back;
@@ -41,6 +42,8 @@ static void test_round_trip(void **state) {
     assert_int_equal(spec.pos, 2);
     assert_int_equal(spec.n_schedules, 3);
     assert_string_equal(spec.schedules[1], "storage-input");
+    assert_int_equal(spec.rotated, 1);
+    for (int i = 0; i < N; i++) assert_string_equal(spec.case_schedules[i], rotated[i]);
     for (int i = 0, k = 0; i < N; i++) {
         if (i == 2) continue;
         char *a = ss_case_to_json(&cases[i]), *b = ss_case_to_json(&others[k]);
@@ -82,7 +85,15 @@ static void test_hostile(void **state) {
         {"cases", "{}", "meta.batch.cases"},
         {"cases", "[]", "meta.batch.cases"},
         {"cases", "[1,2,3,4]", "meta.batch.cases"},
+        {"case_schedules", "\"x-input\"", "meta.batch.case_schedules"},
+        {"case_schedules", "[\"x-input\"]", "meta.batch.case_schedules"},
+        {"case_schedules", "[\"a\",\"a\",\"a\",\"a\",7]", "meta.batch.case_schedules"},
+        {"case_schedules", "[\"a\",\"a\",\"\",\"a\",\"a\"]", "meta.batch.case_schedules"},
+        {"case_schedules", "[\"a\",\"a\",\"a\",\"a\",\"a\",\"a\"]", "meta.batch.case_schedules"},
+        {"case_schedules", "[\"a\",\"a\",\"a\",\"a\",\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"]",
+         "meta.batch.case_schedules"},
     };
+    const char *rotated[N] = {"x-input", "x-input", "x-input", "x-input", "x-input"};
     ss_case cases[N], mine, others[N];
     const ss_case *ptrs[N];
     gen_batch(cases);
@@ -90,7 +101,7 @@ static void test_hostile(void **state) {
     for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
         assert_int_equal(ss_case_copy(&mine, &cases[0]), 0);
         const char *sched[] = {"x-input"};
-        assert_int_equal(ss_batch_record(&mine, ptrs, N, 0, sched, 1), 0);
+        assert_int_equal(ss_batch_record(&mine, ptrs, N, 0, sched, 1, rotated), 0);
         cJSON *batch = cJSON_GetObjectItemCaseSensitive(mine.meta, "batch");
         cJSON_ReplaceItemInObjectCaseSensitive(batch, bad[b].key, cJSON_Parse(bad[b].value));
         ss_batch_spec spec;
@@ -104,7 +115,7 @@ static void test_hostile(void **state) {
     /* one of the other cases with a field that breaks its rule: named inside the batch */
     assert_int_equal(ss_case_copy(&mine, &cases[0]), 0);
     const char *sched[] = {"x-input"};
-    assert_int_equal(ss_batch_record(&mine, ptrs, N, 0, sched, 1), 0);
+    assert_int_equal(ss_batch_record(&mine, ptrs, N, 0, sched, 1, NULL), 0);
     cJSON *arr = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(mine.meta, "batch"), "cases");
     cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetArrayItem(arr, 3), "dtype", cJSON_CreateString("float99"));
     ss_batch_spec spec;

@@ -18,17 +18,24 @@ static cJSON *case_object(const ss_case *c) {
     return o;
 }
 
-int ss_batch_record(ss_case *c, const ss_case *const *batch, size_t n, size_t pos, const char *const *schedules,
-                    size_t ns) {
-    cJSON *b = cJSON_CreateObject(), *cases = cJSON_CreateArray(), *sched;
-    int ok = b && cases && cJSON_AddNumberToObject(b, "size", (double)n) &&
-             cJSON_AddNumberToObject(b, "position", (double)pos) &&
-             (sched = cJSON_AddArrayToObject(b, "schedules"));
-    for (size_t i = 0; ok && i < ns; i++) {
-        cJSON *name = cJSON_CreateString(schedules[i]);
-        ok = name && cJSON_AddItemToArray(sched, name);
+/* names[0..n) as the array b[key]; 0, or -1 out of memory. */
+static int add_names(cJSON *b, const char *key, const char *const *names, size_t n) {
+    cJSON *arr = cJSON_AddArrayToObject(b, key);
+    int ok = arr != NULL;
+    for (size_t i = 0; ok && i < n; i++) {
+        cJSON *name = cJSON_CreateString(names[i]);
+        ok = name && cJSON_AddItemToArray(arr, name);
         if (!ok) cJSON_Delete(name);
     }
+    return ok ? 0 : -1;
+}
+
+int ss_batch_record(ss_case *c, const ss_case *const *batch, size_t n, size_t pos, const char *const *schedules,
+                    size_t ns, const char *const *case_schedules) {
+    cJSON *b = cJSON_CreateObject(), *cases = cJSON_CreateArray();
+    int ok = b && cases && cJSON_AddNumberToObject(b, "size", (double)n) &&
+             cJSON_AddNumberToObject(b, "position", (double)pos) && !add_names(b, "schedules", schedules, ns) &&
+             (!case_schedules || !add_names(b, "case_schedules", case_schedules, n));
     for (size_t i = 0; ok && i < n; i++) {
         if (i == pos) continue;
         cJSON *o = case_object(batch[i]);
@@ -58,6 +65,23 @@ static int whole(const cJSON *o, const char *key, double lo, double hi, size_t *
     return 0;
 }
 
+/* meta.batch.case_schedules, when present: an array of `size` schedule names. */
+static int load_case_schedules(const cJSON *b, size_t size, ss_batch_spec *spec, ss_error *err) {
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(b, "case_schedules"), *v;
+    size_t i = 0;
+    spec->rotated = 0;
+    if (!arr) return 0;
+    if (!cJSON_IsArray(arr) || (size_t)cJSON_GetArraySize(arr) != size)
+        return ss_fail(err, "meta.batch.case_schedules", "must be an array of size = %zu schedule names", size);
+    cJSON_ArrayForEach(v, arr) {
+        if (!cJSON_IsString(v) || !v->valuestring[0] || strlen(v->valuestring) >= sizeof spec->case_schedules[0])
+            return ss_fail(err, "meta.batch.case_schedules", "entry %zu must be a schedule name (1 to 31 characters)", i);
+        snprintf(spec->case_schedules[i++], sizeof spec->case_schedules[0], "%s", v->valuestring);
+    }
+    spec->rotated = 1;
+    return 0;
+}
+
 /* meta.batch.schedules: an array of at most 8 schedule names. */
 static int load_schedules(const cJSON *b, ss_batch_spec *spec, ss_error *err) {
     const cJSON *arr = cJSON_GetObjectItemCaseSensitive(b, "schedules"), *v;
@@ -80,7 +104,7 @@ int ss_batch_load(const ss_case *c, ss_case *others, size_t cap, ss_batch_spec *
     if (!cJSON_IsObject(b)) return ss_fail(err, "meta.batch", "must be an object");
     size_t size;
     if (whole(b, "size", 2, (double)cap + 1, &size, err) || whole(b, "position", 0, (double)size - 1, &spec->pos, err) ||
-        load_schedules(b, spec, err))
+        load_schedules(b, spec, err) || load_case_schedules(b, size, spec, err))
         return -1;
     const cJSON *cases = cJSON_GetObjectItemCaseSensitive(b, "cases");
     if (!cJSON_IsArray(cases)) return ss_fail(err, "meta.batch.cases", "must be an array");
@@ -151,12 +175,13 @@ int ss_batch_check(ss_check_ctx *ctx, const ss_plan *plan, ss_run_status ref, co
     ss_run_opts opts[SS_CHECK_MAX_BATCH];
     static ss_check_result results[SS_CHECK_MAX_BATCH];
     size_t n = 0, mine = SIZE_MAX;
-    const size_t ns = spec.n_schedules ? spec.n_schedules : 1;
+    const size_t ns = spec.rotated ? 1 : spec.n_schedules ? spec.n_schedules : 1;
     for (size_t k = 0; k <= b->n; k++) {
         const int self = k == spec.pos;
         const size_t other = k < spec.pos ? k : k - 1;
         for (size_t s = 0; s < ns && n < SS_CHECK_MAX_BATCH; s++) {
-            int idx = spec.n_schedules ? ss_target_schedule_index(t, spec.schedules[s]) : 0;
+            const char *name = spec.rotated ? spec.case_schedules[k] : spec.n_schedules ? spec.schedules[s] : NULL;
+            int idx = name ? ss_target_schedule_index(t, name) : 0;
             if (idx < 0) idx = 0;
             if (self && idx == ro->schedule) mine = n;
             ctxs[n] = self ? ctx : &b->ctx[other];

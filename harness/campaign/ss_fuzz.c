@@ -92,6 +92,25 @@ int ss_fuzz_schedules(const ss_fuzz_config *cfg, const ss_target *t, int *first,
     return *first < 0 ? -1 : 0;
 }
 
+static int rotates_on(const ss_fuzz_config *cfg, const ss_target *t) {
+    if (!cfg->all_schedules || t->scheduled < 2) return 0;
+    return cfg->rotate == SS_ROTATE_ALWAYS || (cfg->rotate == SS_ROTATE_BATCHING && ss_target_batch_limit(t) > 1);
+}
+
+int ss_fuzz_case_schedules(const ss_fuzz_config *cfg, const ss_target *t, uint64_t index, int *first, int *last) {
+    if (ss_fuzz_schedules(cfg, t, first, last)) return -1;
+    if (rotates_on(cfg, t)) *first = *last = (int)(index % (uint64_t)t->scheduled);
+    return 0;
+}
+
+const char *ss_fuzz_schedule_mode(const ss_fuzz_config *cfg) {
+    if (!cfg->all_schedules) return cfg->schedule;
+    if (cfg->rotate == SS_ROTATE_ALWAYS) return "rotate";
+    for (size_t i = 0; cfg->rotate == SS_ROTATE_BATCHING && i < cfg->n_targets; i++)
+        if (rotates_on(cfg, cfg->targets[i])) return "all; rotate on compiled targets";
+    return "all";
+}
+
 /* ---- worker ------------------------------------------------------------ */
 
 typedef struct fz_worker_state {
@@ -272,9 +291,10 @@ static void maybe_fault(fz_worker_state *w, uint64_t index) {
     }
 }
 
-/* The schedules of t that case `plan` runs under: [first, *last]. */
-static int schedules_for(const ss_fuzz_config *cfg, const ss_target *t, const ss_plan *plan, int *first, int *last) {
-    if (ss_fuzz_schedules(cfg, t, first, last)) return -1;
+/* The schedules of t that case `index` (`plan`) runs under: [first, *last]. */
+static int schedules_for(const ss_fuzz_config *cfg, const ss_target *t, uint64_t index, const ss_plan *plan,
+                         int *first, int *last) {
+    if (ss_fuzz_case_schedules(cfg, t, index, first, last)) return -1;
     /* Where every schedule gives one result, the others would rerun the
      * same code on the same storages: one run stands for all. */
     if (*last > *first && ss_target_schedules_agree(t, plan)) *last = *first;
@@ -286,7 +306,7 @@ static void check_on_target(fz_worker_state *w, ss_check_ctx *ctx, const ss_case
                             ss_run_status ref, uint64_t index, int ti) {
     const ss_target *t = w->cfg->targets[ti];
     int first, last;
-    if (schedules_for(w->cfg, t, plan, &first, &last)) return;
+    if (schedules_for(w->cfg, t, index, plan, &first, &last)) return;
     for (int s = first; s <= last; s++) {
         const ss_run_opts ro = {s, 1, 0};
         start_run(w, ti, s, 0);
@@ -377,7 +397,7 @@ static void on_batch_only(fz_worker_state *w, const fz_group *g, const size_t *m
     const ss_target *t = cfg->targets[ti];
     const char *kind = ss_verdict_name(res->verdict);
     const ss_case *cases[SS_CHECK_MAX_BATCH];
-    const char *scheds[SS_CHECK_MAX_BATCH];
+    const char *scheds[SS_CHECK_MAX_BATCH], *case_scheds[SS_CHECK_MAX_BATCH];
     char path[1024] = "", line[1536], detail[512], bug[160], what[300], found_by[160];
     int first, last, ns = 0;
     ss_case m;
@@ -386,11 +406,14 @@ static void on_batch_only(fz_worker_state *w, const fz_group *g, const size_t *m
     for (size_t i = 0; i < nm; i++) cases[i] = &g->m[members[i]].c;
     if (ss_fuzz_schedules(cfg, t, &first, &last) == 0)
         for (int s = first; s <= last && ns < SS_CHECK_MAX_BATCH; s++) scheds[ns++] = sched_of(t, s);
+    const int rotated = rotates_on(cfg, t);   /* each case ran the one schedule its index gives */
+    for (size_t i = 0; rotated && i < nm; i++)
+        case_scheds[i] = sched_of(t, ss_fuzz_case_schedules(cfg, t, g->m[members[i]].index, &first, &last) ? 0 : first);
     if (ss_case_copy(&m, &me->c)) {
         send_finding(w, ti, (int)ro->schedule, kind, NULL, NULL, 0, "out of memory copying a finding", 1);
         return;
     }
-    if (ss_batch_record(&m, cases, nm, pos, scheds, (size_t)ns)) {
+    if (ss_batch_record(&m, cases, nm, pos, scheds, (size_t)ns, rotated ? case_scheds : NULL)) {
         ss_case_free(&m);
         send_finding(w, ti, (int)ro->schedule, kind, NULL, NULL, 0, "out of memory recording a batch", 1);
         return;
@@ -494,7 +517,7 @@ static void check_group_on_target(fz_worker_state *w, fz_group *g, int ti) {
     for (size_t j = 0; j < g->n; j++) g->m[j].found = 0;
     for (size_t j = 0; j < g->n; j++) {
         int first, last;
-        if (schedules_for(w->cfg, t, &g->m[j].plan, &first, &last)) return;
+        if (schedules_for(w->cfg, t, g->m[j].index, &g->m[j].plan, &first, &last)) return;
         if (n && n + (size_t)(last - first + 1) > SS_CHECK_MAX_BATCH) {
             run_batch(w, g, ti, runs, n);
             n = 0;

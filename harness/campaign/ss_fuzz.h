@@ -31,7 +31,8 @@ typedef struct ss_fuzz_config {
     const char *out;           /* reproducer directory (already checked writable) */
     ss_gen_config gen;
     size_t max_bytes;          /* byte budget per case; 0 = SS_DEFAULT_MAX_BYTES */
-    int all_schedules;         /* 1: scheduled targets run under every schedule */
+    int all_schedules;         /* 1: scheduled targets run under every schedule (or in turn: rotate) */
+    int rotate;                /* with all_schedules: SS_ROTATE_* */
     const char *schedule;      /* when all_schedules == 0: a schedule every scheduled target has */
     int refusal_is_finding;    /* 1: a `refused` run is a finding (default: counted only) */
     int nan_payload_is_finding;   /* 1: a NaN-bits-only difference is a mismatch (default: counted) */
@@ -49,9 +50,27 @@ typedef struct ss_fuzz_config {
     int batch;                 /* --batch: cases run together on a batching target; 0: the target's own */
 } ss_fuzz_config;
 
-/* The schedules [*first, *last] of t a campaign runs; -1 when t lacks the
- * requested schedule. Unscheduled targets run once (0, 0). */
+/* How `all` schedules are spread over cases. A compiled target compiles
+ * every run, so a case under its three input forms costs three compiles:
+ * there, by default, case i runs only schedule i mod n (each form sees a
+ * third of the cases, and the campaign three times as many shapes). */
+enum {
+    SS_ROTATE_NEVER = 0,       /* --schedule all: every case under every schedule */
+    SS_ROTATE_BATCHING = 1,    /* the default: rotate on targets that batch (compiled torch), all elsewhere */
+    SS_ROTATE_ALWAYS = 2       /* --schedule rotate: one schedule per case on every target */
+};
+
+/* The schedules [*first, *last] of t a campaign runs, rotation aside; -1
+ * when t lacks the requested schedule. Unscheduled targets run once (0, 0). */
 int ss_fuzz_schedules(const ss_fuzz_config *cfg, const ss_target *t, int *first, int *last);
+
+/* The schedules [*first, *last] case `index` runs on t: ss_fuzz_schedules,
+ * narrowed to schedule index mod n where the campaign rotates on t. */
+int ss_fuzz_case_schedules(const ss_fuzz_config *cfg, const ss_target *t, uint64_t index, int *first, int *last);
+
+/* What the campaign's schedules are, for the summary: a schedule's name,
+ * "all", "rotate", or "all; rotate on compiled targets". */
+const char *ss_fuzz_schedule_mode(const ss_fuzz_config *cfg);
 
 /* The most cases a worker runs together (one batch on targets that batch:
  * compiled torch targets): --batch, else the largest batch a target asks

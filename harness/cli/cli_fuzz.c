@@ -35,7 +35,9 @@ static void usage(FILE *f) {
         "  -j, --jobs N         worker processes sharing the output directory (default 1)\n"
         "  -o, --out DIR        reproducer directory (default reports/; created, must be writable)\n"
         "      --schedule S     one schedule (emu: forward, reverse, lockstep, warp, random; torch\n"
-        "                       compile targets: x-input, storage-input, two-inputs) or all (default)\n"
+        "                       compile targets: x-input, storage-input, two-inputs); all: every case\n"
+        "                       under every schedule; rotate: case i under schedule i mod n alone.\n"
+        "                       Default: all, but rotate on compiled targets (each run a compile)\n"
         "      --refusal-is-finding  a target refusing a case (PyTorch's overlap error) is a finding\n"
         "      --nan-payload-is-finding  storages differing only in NaNs' bits (a quieted signalling\n"
         "                            NaN, a changed payload) are a mismatch, not counted apart\n"
@@ -183,10 +185,10 @@ static void print_summary(const ss_fuzz_config *cfg, const ss_summary *s, int su
                 g->reproducers == 1 ? "" : "s", g->first_file[0] ? ": " : "", g->first_file);
     }
     if (s->batch > 1)
-        fprintf(f, "  batches of up to %d cases on compiled targets: %llu batch%s, %.1f runs each (a case once per "
-                   "form; --batch)\n",
+        fprintf(f, "  batches of up to %d cases on compiled targets: %llu batch%s, %.1f runs each (schedules: %s; "
+                   "--batch, --schedule)\n",
                 s->batch, (unsigned long long)s->batches, s->batches == 1 ? "" : "es",
-                s->batches ? (double)s->batched_cases / (double)s->batches : 0.0);
+                s->batches ? (double)s->batched_cases / (double)s->batches : 0.0, s->schedule ? s->schedule : "all");
     if (s->skipped) fprintf(f, "  %ld generated case%s skipped (byte budget)\n", s->skipped, s->skipped == 1 ? "" : "s");
     if (s->refused)
         fprintf(f, "  %ld run%s refused by the target (it raised its own overlap/safety error: %s)\n",
@@ -214,8 +216,10 @@ static void print_summary(const ss_fuzz_config *cfg, const ss_summary *s, int su
     }
     char gen[200];
     fuzz_gen_opts(&cfg->gen, gen, sizeof gen);
-    fprintf(f, "%s%s%s%s%s", cfg->all_schedules ? "" : " --schedule ",
-            cfg->all_schedules ? "" : cfg->schedule, gen, cfg->refusal_is_finding ? " --refusal-is-finding" : "",
+    const char *sched = !cfg->all_schedules ? cfg->schedule : cfg->rotate == SS_ROTATE_NEVER ? "all"
+                        : cfg->rotate == SS_ROTATE_ALWAYS ? "rotate" : NULL;   /* NULL: the default */
+    fprintf(f, "%s%s%s%s%s", sched ? " --schedule " : "", sched ? sched : "", gen,
+            cfg->refusal_is_finding ? " --refusal-is-finding" : "",
             cfg->nan_payload_is_finding ? " --nan-payload-is-finding" : "");
     if (cfg->batch) fprintf(f, " --batch %d", cfg->batch);
     fputc('\n', f);
@@ -246,6 +250,7 @@ int ss_cmd_fuzz(int argc, char **argv) {
     ss_gen_config_default(&cfg.gen);
     cfg.jobs = 1;
     cfg.all_schedules = 1;
+    cfg.rotate = SS_ROTATE_BATCHING;
     cfg.case_timeout = 10;
     cfg.minimize_seconds = 20;
     const char *out = "reports";
@@ -291,7 +296,8 @@ int ss_cmd_fuzz(int argc, char **argv) {
             break;
         case 'o': out = optarg; break;
         case O_SCHED:
-            if (!strcmp(optarg, "all")) cfg.all_schedules = 1;
+            if (!strcmp(optarg, "all")) { cfg.all_schedules = 1; cfg.rotate = SS_ROTATE_NEVER; }
+            else if (!strcmp(optarg, "rotate")) { cfg.all_schedules = 1; cfg.rotate = SS_ROTATE_ALWAYS; }
             else if (ss_schedule_known(optarg)) { cfg.all_schedules = 0; cfg.schedule = optarg; }
             else {
                 fprintf(stderr, "ssfuzz fuzz: --schedule: unknown schedule '%s' (%s)\n", optarg,
@@ -404,7 +410,7 @@ int ss_cmd_fuzz(int argc, char **argv) {
 
     ss_summary sum;
     memset(&sum, 0, sizeof sum);
-    sum.schedule = cfg.all_schedules ? "all" : cfg.schedule;
+    sum.schedule = ss_fuzz_schedule_mode(&cfg);
     sum.shard_index = shard.index;
     sum.shard_count = shard.count;
     sum.first_case = cfg.first_case;

@@ -25,7 +25,7 @@
 extern const ss_engine ss_torch_engine;
 
 /* Cases a campaign runs together on a compiled torch target (--batch). */
-#define SS_TORCH_BATCH 16
+#define SS_TORCH_BATCH 32
 
 size_t ss_torch_target_count(void);
 const ss_target *ss_torch_target_at(size_t i);
