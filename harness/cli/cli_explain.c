@@ -48,6 +48,31 @@ static void wrapped(const char *first, const char *text, int indent) {
     printf("\n");
 }
 
+/* A Python statement after `first`, broken at 80 columns only at spaces inside
+ * brackets (an implicit line continuation), so the lines still paste as Python;
+ * a line with no such space is left long. */
+static void wrapped_python(const char *first, const char *text, int indent) {
+    int col = printf("%s", first), depth = 0;
+    char quote = 0;
+    const char *p = text;
+    while (*p) {
+        size_t word = 0;   /* up to the next space where the statement may break */
+        for (; p[word] && !(p[word] == ' ' && depth > 0 && !quote); word++) {
+            const char ch = p[word];
+            if (quote) { if (ch == quote) quote = 0; }
+            else if (ch == '\'' || ch == '"') quote = ch;
+            else if (ch == '(' || ch == '[' || ch == '{') depth++;
+            else if ((ch == ')' || ch == ']' || ch == '}') && depth > 0) depth--;
+        }
+        if (p != text && col + 1 + (int)word > 80) col = printf("\n%*s", indent, "") - 1;
+        else if (p != text) col += printf(" ");
+        col += printf("%.*s", (int)word, p);
+        p += word;
+        while (*p == ' ') p++;
+    }
+    printf("\n");
+}
+
 static void print_view(const char *label, const ss_view *v) {
     printf("  %-7s offset %" PRId64 ", sizes [", label, v->offset);
     for (int d = 0; d < v->ndim; d++) printf("%s%" PRId64, d ? ", " : "", v->sizes[d]);
@@ -164,7 +189,7 @@ static void print_plan(const char *path, const ss_case *c, const ss_plan *p) {
     printf("  numel   input view %" PRId64 ", slice %" PRId64 "\n", p->input_numel, p->slice_numel);
     ss_pyexpr e;
     if (ss_pyexpr_derive(c, &e) == 0) {
-        printf("python:   %s\n", e.line);
+        wrapped_python("python:   ", e.line, 10);
         char shapes[512];
         size_t k = (size_t)snprintf(shapes, sizeof shapes, "%s = the input storage as shape", e.x);
         for (int d = 0; d < e.x_ndim && k < sizeof shapes; d++)
