@@ -34,11 +34,31 @@ static void usage(FILE *f) {
 }
 
 /* Print `first` then text, word-wrapped at 80 columns, continuation lines indented by `indent`. */
-static void wrapped(const char *first, const char *text, int indent) {
-    int col = printf("%s", first);
+/* The length of the word at p: up to the next space, or for Python up to the
+ * next space inside brackets (where a statement may break: an implicit line
+ * continuation); depth and quote carry the bracket state across words. */
+static size_t word_at(const char *p, int python, int *depth, char *quote) {
+    if (!python) return strcspn(p, " ");
+    size_t n = 0;
+    for (; p[n] && !(p[n] == ' ' && *depth > 0 && !*quote); n++) {
+        const char ch = p[n];
+        if (*quote) { if (ch == *quote) *quote = 0; }
+        else if (ch == '\'' || ch == '"') *quote = ch;
+        else if (ch == '(' || ch == '[' || ch == '{') ++*depth;
+        else if ((ch == ')' || ch == ']' || ch == '}') && *depth > 0) --*depth;
+    }
+    return n;
+}
+
+/* text after `first`, broken at 80 columns between words, continued at
+ * `indent`; a Python statement (python 1) only where it still pastes as
+ * Python, so a line with no such place is left long. */
+static void wrapped_as(const char *first, const char *text, int indent, int python) {
+    int col = printf("%s", first), depth = 0;
+    char quote = 0;
     const char *p = text;
     while (*p) {
-        const size_t word = strcspn(p, " ");
+        const size_t word = word_at(p, python, &depth, &quote);
         if (p != text && col + 1 + (int)word > 80) col = printf("\n%*s", indent, "") - 1;
         else if (p != text) col += printf(" ");
         col += printf("%.*s", (int)word, p);
@@ -48,30 +68,7 @@ static void wrapped(const char *first, const char *text, int indent) {
     printf("\n");
 }
 
-/* A Python statement after `first`, broken at 80 columns only at spaces inside
- * brackets (an implicit line continuation), so the lines still paste as Python;
- * a line with no such space is left long. */
-static void wrapped_python(const char *first, const char *text, int indent) {
-    int col = printf("%s", first), depth = 0;
-    char quote = 0;
-    const char *p = text;
-    while (*p) {
-        size_t word = 0;   /* up to the next space where the statement may break */
-        for (; p[word] && !(p[word] == ' ' && depth > 0 && !quote); word++) {
-            const char ch = p[word];
-            if (quote) { if (ch == quote) quote = 0; }
-            else if (ch == '\'' || ch == '"') quote = ch;
-            else if (ch == '(' || ch == '[' || ch == '{') depth++;
-            else if ((ch == ')' || ch == ']' || ch == '}') && depth > 0) depth--;
-        }
-        if (p != text && col + 1 + (int)word > 80) col = printf("\n%*s", indent, "") - 1;
-        else if (p != text) col += printf(" ");
-        col += printf("%.*s", (int)word, p);
-        p += word;
-        while (*p == ' ') p++;
-    }
-    printf("\n");
-}
+static void wrapped(const char *first, const char *text, int indent) { wrapped_as(first, text, indent, 0); }
 
 static void print_view(const char *label, const ss_view *v) {
     printf("  %-7s offset %" PRId64 ", sizes [", label, v->offset);
@@ -189,7 +186,7 @@ static void print_plan(const char *path, const ss_case *c, const ss_plan *p) {
     printf("  numel   input view %" PRId64 ", slice %" PRId64 "\n", p->input_numel, p->slice_numel);
     ss_pyexpr e;
     if (ss_pyexpr_derive(c, &e) == 0) {
-        wrapped_python("python:   ", e.line, 10);
+        wrapped_as("python:   ", e.line, 10, 1);
         char shapes[512];
         size_t k = (size_t)snprintf(shapes, sizeof shapes, "%s = the input storage as shape", e.x);
         for (int d = 0; d < e.x_ndim && k < sizeof shapes; d++)
