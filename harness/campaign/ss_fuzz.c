@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "ss_bits.h"
 #include "ss_batch.h"
 #include "ss_check.h"
 #include "ss_confirm.h"
@@ -99,7 +100,10 @@ static int rotates_on(const ss_fuzz_config *cfg, const ss_target *t) {
 
 int ss_fuzz_case_schedules(const ss_fuzz_config *cfg, const ss_target *t, uint64_t index, int *first, int *last) {
     if (ss_fuzz_schedules(cfg, t, first, last)) return -1;
-    if (rotates_on(cfg, t)) *first = *last = (int)(index % (uint64_t)t->scheduled);
+    /* By a hash of the index, not the index itself: shard I of N sees only
+     * indices I mod N, and those would fall on one schedule when N shares a
+     * factor with the schedule count. */
+    if (rotates_on(cfg, t)) *first = *last = (int)(ss_mix64(index) % (uint64_t)t->scheduled);
     return 0;
 }
 

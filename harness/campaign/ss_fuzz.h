@@ -52,8 +52,9 @@ typedef struct ss_fuzz_config {
 
 /* How `all` schedules are spread over cases. A compiled target compiles
  * every run, so a case under its three input forms costs three compiles:
- * there, by default, case i runs only schedule i mod n (each form sees a
- * third of the cases, and the campaign three times as many shapes). */
+ * there, by default, a case runs one schedule, chosen by a hash of its
+ * index (each form sees a third of the cases, and the campaign three times
+ * as many shapes). */
 enum {
     SS_ROTATE_NEVER = 0,       /* --schedule all: every case under every schedule */
     SS_ROTATE_BATCHING = 1,    /* the default: rotate on targets that batch (compiled torch), all elsewhere */
@@ -65,7 +66,7 @@ enum {
 int ss_fuzz_schedules(const ss_fuzz_config *cfg, const ss_target *t, int *first, int *last);
 
 /* The schedules [*first, *last] case `index` runs on t: ss_fuzz_schedules,
- * narrowed to schedule index mod n where the campaign rotates on t. */
+ * narrowed to schedule ss_mix64(index) mod n where the campaign rotates on t. */
 int ss_fuzz_case_schedules(const ss_fuzz_config *cfg, const ss_target *t, uint64_t index, int *first, int *last);
 
 /* What the campaign's schedules are, for the summary: a schedule's name,

@@ -36,7 +36,7 @@ static void usage(FILE *f) {
         "  -o, --out DIR        reproducer directory (default reports/; created, must be writable)\n"
         "      --schedule S     one schedule (emu: forward, reverse, lockstep, warp, random; torch\n"
         "                       compile targets: x-input, storage-input, two-inputs); all: every case\n"
-        "                       under every schedule; rotate: case i under schedule i mod n alone.\n"
+        "                       under every schedule; rotate: each case under one, by its index.\n"
         "                       Default: all, but rotate on compiled targets (each run a compile)\n"
         "      --refusal-is-finding  a target refusing a case (PyTorch's overlap error) is a finding\n"
         "      --nan-payload-is-finding  storages differing only in NaNs' bits (a quieted signalling\n"
