@@ -52,6 +52,10 @@ void ss_issue_cell(FILE *f, const char *s);
 void ss_issue_releases(FILE *f, const ss_issue *iss, const char *how);
 const char *ss_issue_stage_words(const char *stage);
 void ss_issue_environment(FILE *f, const ss_issue *iss);
+/* The decorator a repro compiles with for a script run's kind ("@torch.compile(backend=\"aot_eager\")");
+ * NULL: eager (or an unknown kind), no decorator. static_spelled 1 writes dynamic=False for the static
+ * kinds (compile, aot-eager, dynamo-eager); 0 leaves torch's default there. */
+const char *ss_issue_decorator(const char *kind, int static_spelled);
 
 /* A program case's report (ss_export_issue_prog.c): its script run under each python,
  * a repro of the program under @torch.compile in at most ten lines, the first wrong step. */

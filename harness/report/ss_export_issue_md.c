@@ -60,27 +60,12 @@ static const char *const kinds[] = {"automatic", "compile-dynamic", "compile", "
                                     "dynamo-eager", "dynamo-eager-dynamic", "eager"};
 #define N_KINDS (int)(sizeof kinds / sizeof kinds[0])
 
-/* How the repro compiles the function, by the run's kind; NULL: eager, no decorator. */
-static const char *decorator(const char *kind) {
-    static const char *const map[][2] = {
-        {"automatic", "@torch.compile"}, {"compile-dynamic", "@torch.compile(dynamic=True)"},
-        {"compile", "@torch.compile(dynamic=False)"},
-        {"aot-eager", "@torch.compile(backend=\"aot_eager\", dynamic=False)"},
-        {"aot-eager-dynamic", "@torch.compile(backend=\"aot_eager\", dynamic=True)"},
-        {"dynamo-eager", "@torch.compile(backend=\"eager\", dynamic=False)"},
-        {"dynamo-eager-dynamic", "@torch.compile(backend=\"eager\", dynamic=True)"}};
-    for (size_t i = 0; kind && i < sizeof map / sizeof map[0]; i++)
-        if (!strcmp(kind, map[i][0])) return map[i][1];
-    return NULL;
-}
-
-/* The call a title names for a run under a backend that stops before inductor; NULL: another kind. */
+/* The call a title names for a run under a backend that stops before inductor
+ * (torch's default dynamic, as a user writes it); NULL: another kind. */
 static const char *backend_call(const char *kind) {
-    if (!strcmp(kind, "aot-eager")) return "torch.compile(backend=\"aot_eager\")";
-    if (!strcmp(kind, "aot-eager-dynamic")) return "torch.compile(backend=\"aot_eager\", dynamic=True)";
-    if (!strcmp(kind, "dynamo-eager")) return "torch.compile(backend=\"eager\")";
-    if (!strcmp(kind, "dynamo-eager-dynamic")) return "torch.compile(backend=\"eager\", dynamic=True)";
-    return NULL;
+    if (strncmp(kind, "aot-eager", 9) && strncmp(kind, "dynamo-eager", 12)) return NULL;
+    const char *d = ss_issue_decorator(kind, 0);
+    return d ? d + 1 : NULL;   /* without the '@' */
 }
 
 /* 1 when every release ran the script (no error) and none of its runs was wrong. */
@@ -230,7 +215,7 @@ static int repro(FILE *f, const ss_issue *iss, const issue_pick *p, const uint8_
     const int scatter_return = !strcmp(iss->how.spelling, "scatter-return");
     fputs("```python\nimport torch\n", f);
     lines++;
-    if (decorator(kind)) fprintf(f, "%s\n", decorator(kind)), lines++;
+    if (ss_issue_decorator(kind, 1)) fprintf(f, "%s\n", ss_issue_decorator(kind, 1)), lines++;
     fprintf(f, "def f(%s%s%s):\n    ", e->x, m ? ", " : "", m ? e->y : "");
     lines += 2;
     for (const char *s = stmt; *s; s++) {
@@ -253,6 +238,22 @@ static int repro(FILE *f, const ss_issue *iss, const issue_pick *p, const uint8_
     fprintf(f, "print(%s%s.tolist())%s%s\n```\n", e->x, e->x_ndim > 1 ? ".flatten()" : "",
             expected_comment[0] ? "  # expected " : "", expected_comment);
     return lines + 3;
+}
+
+const char *ss_issue_decorator(const char *kind, int static_spelled) {
+    static const char *const map[][3] = {   /* kind, dynamic=False spelled out, torch's default */
+        {"automatic", "@torch.compile", "@torch.compile"},
+        {"compile", "@torch.compile(dynamic=False)", "@torch.compile"},
+        {"compile-dynamic", "@torch.compile(dynamic=True)", "@torch.compile(dynamic=True)"},
+        {"aot-eager", "@torch.compile(backend=\"aot_eager\", dynamic=False)", "@torch.compile(backend=\"aot_eager\")"},
+        {"aot-eager-dynamic", "@torch.compile(backend=\"aot_eager\", dynamic=True)",
+         "@torch.compile(backend=\"aot_eager\", dynamic=True)"},
+        {"dynamo-eager", "@torch.compile(backend=\"eager\", dynamic=False)", "@torch.compile(backend=\"eager\")"},
+        {"dynamo-eager-dynamic", "@torch.compile(backend=\"eager\", dynamic=True)",
+         "@torch.compile(backend=\"eager\", dynamic=True)"}};
+    for (size_t i = 0; kind && i < sizeof map / sizeof map[0]; i++)
+        if (!strcmp(kind, map[i][0])) return map[i][static_spelled ? 1 : 2];
+    return NULL;
 }
 
 const char *ss_issue_stage_words(const char *stage) {

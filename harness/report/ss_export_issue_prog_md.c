@@ -24,23 +24,10 @@ static const char *str(const cJSON *o, const char *k) {
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-/* How the repro compiles the program, by the run's kind; NULL: eager, no decorator. */
-static const char *decorator(const char *kind) {
-    static const char *const map[][2] = {
-        {"compile", "@torch.compile"}, {"automatic", "@torch.compile"},
-        {"aot-eager", "@torch.compile(backend=\"aot_eager\")"}, {"dynamo-eager", "@torch.compile(backend=\"eager\")"},
-        {"compile-dynamic", "@torch.compile(dynamic=True)"},
-        {"aot-eager-dynamic", "@torch.compile(backend=\"aot_eager\", dynamic=True)"},
-        {"dynamo-eager-dynamic", "@torch.compile(backend=\"eager\", dynamic=True)"}};
-    for (size_t i = 0; kind && i < sizeof map / sizeof map[0]; i++)
-        if (!strcmp(kind, map[i][0])) return map[i][1];
-    return NULL;
-}
-
 static const char *who(const char *kind) {
     if (!kind || !strcmp(kind, "eager")) return "eager PyTorch";
     if (!strcmp(kind, "automatic")) return "torch.compile after a recompile with dynamic shapes";
-    const char *d = decorator(kind);
+    const char *d = ss_issue_decorator(kind, 0);
     return d ? d + 1 : "torch.compile";   /* "torch.compile(backend=...)" without the '@' */
 }
 
@@ -192,7 +179,7 @@ static int repro(FILE *f, const ss_issue_prog *ip, const shown_fact *s) {
     const ss_case *c = ip->iss.c;
     const ss_pyexpr *e = &ip->iss.expr;
     const cJSON *run = ip->shown;
-    const char *kind = str(run, "kind"), *dev = str(run, "device"), *dec = decorator(kind);
+    const char *kind = str(run, "kind"), *dev = str(run, "device"), *dec = ss_issue_decorator(kind, 0);
     const int raised = str(run, "verdict") && !strcmp(str(run, "verdict"), "raised");
     const int64_t n = c->op.input_storage_numel, m = c->op.src_aliased ? 0 : c->op.src_storage_numel;
     const cJSON *first = cJSON_GetObjectItemCaseSensitive(run, "first_call_shapes");
