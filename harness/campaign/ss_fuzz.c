@@ -394,9 +394,10 @@ static int64_t case_bytes(const ss_case *c) {
 /* A failure only its batch shows: written unminimized, with the batch in
  * meta.batch (ss_batch_record: the batch's cases in order, this one's
  * position, the schedules each ran under), which replay runs as one batch
- * again. members: the group's cases in the batch, in order. */
-static void on_batch_only(fz_worker_state *w, const fz_group *g, const size_t *members, size_t nm, size_t pos,
-                          int ti, const ss_run_opts *ro, const ss_check_result *res) {
+ * again. members: the group's cases in the batch, in order; member_sched:
+ * the first schedule each ran (its only one where the campaign rotates). */
+static void on_batch_only(fz_worker_state *w, const fz_group *g, const size_t *members, const int *member_sched,
+                          size_t nm, size_t pos, int ti, const ss_run_opts *ro, const ss_check_result *res) {
     const ss_fuzz_config *cfg = w->cfg;
     const ss_target *t = cfg->targets[ti];
     const char *kind = ss_verdict_name(res->verdict);
@@ -410,9 +411,8 @@ static void on_batch_only(fz_worker_state *w, const fz_group *g, const size_t *m
     for (size_t i = 0; i < nm; i++) cases[i] = &g->m[members[i]].c;
     if (ss_fuzz_schedules(cfg, t, &first, &last) == 0)
         for (int s = first; s <= last && ns < SS_CHECK_MAX_BATCH; s++) scheds[ns++] = sched_of(t, s);
-    const int rotated = rotates_on(cfg, t);   /* each case ran the one schedule its index gives */
-    for (size_t i = 0; rotated && i < nm; i++)
-        case_scheds[i] = sched_of(t, ss_fuzz_case_schedules(cfg, t, g->m[members[i]].index, &first, &last) ? 0 : first);
+    const int rotated = rotates_on(cfg, t);   /* each case ran one schedule: record which */
+    for (size_t i = 0; rotated && i < nm; i++) case_scheds[i] = sched_of(t, member_sched[i]);
     if (ss_case_copy(&m, &me->c)) {
         send_finding(w, ti, (int)ro->schedule, kind, NULL, NULL, 0, "out of memory copying a finding", 1);
         return;
@@ -463,12 +463,14 @@ static void batched_finding(fz_worker_state *w, fz_group *g, int ti, const fz_ru
         return;
     }
     size_t members[SS_CHECK_MAX_BATCH], nm = 0, pos = 0;
+    int member_sched[SS_CHECK_MAX_BATCH];
     for (size_t q = 0; q < n; q++) {   /* the batch's cases, in order (runs are case-major) */
         if (nm && members[nm - 1] == runs[q].j) continue;
         if (runs[q].j == runs[r].j) pos = nm;
+        member_sched[nm] = runs[q].s;
         members[nm++] = runs[q].j;
     }
-    on_batch_only(w, g, members, nm, pos, ti, opts, res);
+    on_batch_only(w, g, members, member_sched, nm, pos, ti, opts, res);
 }
 
 /* Runs runs[0..n) of the group on target ti as one batch (one case's forms
