@@ -147,6 +147,13 @@ static int overlaps_self(int ndim, const int64_t *sizes, const int64_t *strides)
      * negative sizes or strides) cannot be proven injective, so it counts as
      * overlapping rather than being walked. */
     if (ndim < 0 || ndim > SS_MAX_NDIM) return 1;
+    if (ndim == 1) {   /* rank 1 (four cases in ten): what the passes below decide for one dim */
+        const int64_t size = sizes[0], stride = strides[0];
+        int64_t extent;
+        if (size < 0 || stride < 0) return 1;
+        if (size <= 1) return 0;
+        return stride == 0 || __builtin_mul_overflow(size - 1, stride, &extent);
+    }
     /* One pass: what decides at once (in this order: a negative size or
      * stride, 1; else an empty dim, 0; else a stride of 0 under a dim of 2 or
      * more, 1), and the dims of size > 1 inserted in stride order as they

@@ -74,10 +74,12 @@ int ss_check_prepare(ss_check_ctx *ctx, const ss_case *c, const ss_plan *plan,
                  in_bytes + src_bytes, budget);
         return -1;
     }
-    /* Only the initial storages get their bands set here: the reference's
-     * and the target's are copies of them, bands included, before use. */
-    if (ss_storage_reserve(&ctx->init_in, in_bytes, SS_GUARD_DEFAULT) ||
-        ss_storage_reserve(&ctx->init_src, src_bytes, SS_GUARD_DEFAULT) ||
+    /* Only the initial storages get their bands set (below): the reference's
+     * and the target's are copies of them, bands included, before use. All
+     * six reserved inline where their blocks hold them (every case but the
+     * few that grow one). */
+    if (ss_storage_reserve_bare(&ctx->init_in, in_bytes, SS_GUARD_DEFAULT) ||
+        ss_storage_reserve_bare(&ctx->init_src, src_bytes, SS_GUARD_DEFAULT) ||
         ss_storage_reserve_bare(&ctx->ref_in, in_bytes, SS_GUARD_DEFAULT) ||
         ss_storage_reserve_bare(&ctx->ref_src, src_bytes, SS_GUARD_DEFAULT) ||
         ss_storage_reserve_bare(&ctx->tgt_in, in_bytes, SS_GUARD_DEFAULT) ||
@@ -85,6 +87,8 @@ int ss_check_prepare(ss_check_ctx *ctx, const ss_case *c, const ss_plan *plan,
         snprintf(why, why_len, "out of memory for %zu bytes of storage", in_bytes + src_bytes);
         return -1;
     }
+    ss_storage_set_guards(&ctx->init_in);
+    ss_storage_set_guards(&ctx->init_src);
     ss_fill_case(c, &ctx->init_in, &ctx->init_src);
     ctx->dtype = (int)c->dtype;
     ctx->program = c->program;

@@ -161,6 +161,9 @@ static int bit_run(uint8_t *bits, int64_t off, int64_t n, int mode) {
  * more elements than its span collides (pigeonhole); else mark a bitmap (at
  * most an eighth of the storage's bytes; -1 when it cannot be allocated). */
 int ss_view_has_internal_overlap(const ss_view *v) {
+    /* Rank 1 (four cases in ten): two elements or more on a stride that does
+     * not move forward, as the passes below decide for one dim. */
+    if (v->ndim == 1) return v->sizes[0] > 1 && v->strides[0] <= 0;
     int64_t numel = ss_view_numel(v);
     if (numel <= 1) return 0;
     int64_t sz[SS_MAX_NDIM], st[SS_MAX_NDIM];

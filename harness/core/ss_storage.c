@@ -88,15 +88,6 @@ void ss_storage_free(ss_storage *s) {
     memset(s, 0, sizeof *s);
 }
 
-void ss_storage_copy(ss_storage *dst, const ss_storage *src) {
-    /* An aliased src's storage is only its two default bands, copied for
-     * every case: a constant size compiles to a few vector moves. */
-    if (src->bytes == 0 && src->guard == SS_GUARD_DEFAULT)
-        memcpy(dst->base, src->base, 2 * SS_GUARD_DEFAULT);
-    else
-        memcpy(dst->base, src->base, src->bytes + 2 * src->guard);
-}
-
 /* All n bytes are the guard byte: the first is, and each equals its successor
  * (one memcmp of the block against itself shifted by one). */
 static int all_guard(const uint8_t *p, size_t n) {

@@ -3,6 +3,7 @@
 #define SS_STORAGE_H
 
 #include <stdint.h>
+#include <string.h>
 #include "ss_plan.h"
 #include "ss_case.h"
 
@@ -13,10 +14,10 @@
  * set both guard bands. 0 ok, -1 out of memory (s unchanged). */
 int ss_storage_reserve(ss_storage *s, size_t bytes, size_t guard);
 /* ss_storage_reserve without setting the bands, for a storage that
- * ss_storage_copy fills whole (bands included) before anything reads it.
- * Inline where the block already holds it (four of a check's six storages,
- * every case); out of line to grow it, and always under ASan, which poisons
- * the block's spare bytes there. */
+ * ss_storage_copy fills whole (bands included) before anything reads it, or
+ * whose bands ss_storage_set_guards sets. Inline where the block already
+ * holds it (a check's six storages, every case); out of line to grow it, and
+ * always under ASan, which poisons the block's spare bytes there. */
 int ss_storage_reserve_bare_block(ss_storage *s, size_t bytes, size_t guard);
 static inline int ss_storage_reserve_bare(ss_storage *s, size_t bytes, size_t guard) {
 #if !defined(__SANITIZE_ADDRESS__)
@@ -28,9 +29,30 @@ static inline int ss_storage_reserve_bare(ss_storage *s, size_t bytes, size_t gu
 #endif
     return ss_storage_reserve_bare_block(s, bytes, guard);
 }
+/* Sets both guard bands of a reserved storage. Inline, for the default
+ * width as a few vector stores: a check sets the bands of its two initial
+ * storages on every case, and a call to ss_storage_reserve for that cost
+ * more than the stores. */
+static inline void ss_storage_set_guards(ss_storage *s) {
+    uint8_t *hi = s->base + s->guard + s->bytes;
+    if (s->guard == SS_GUARD_DEFAULT) {
+        memset(s->base, SS_GUARD_BYTE, SS_GUARD_DEFAULT);
+        memset(hi, SS_GUARD_BYTE, SS_GUARD_DEFAULT);
+    } else {
+        memset(s->base, SS_GUARD_BYTE, s->guard);
+        memset(hi, SS_GUARD_BYTE, s->guard);
+    }
+}
 void ss_storage_free(ss_storage *s);
-/* Copy data and guards from src (same sizes). */
-void ss_storage_copy(ss_storage *dst, const ss_storage *src);
+/* Copy data and guards from src (same sizes). Inline: a check makes four
+ * copies, most of them an aliased src's two default bands, whose constant
+ * size compiles to a few vector moves. */
+static inline void ss_storage_copy(ss_storage *dst, const ss_storage *src) {
+    if (src->bytes == 0 && src->guard == SS_GUARD_DEFAULT)
+        memcpy(dst->base, src->base, 2 * SS_GUARD_DEFAULT);
+    else
+        memcpy(dst->base, src->base, src->bytes + 2 * src->guard);
+}
 /* 1 when both guard bands still hold SS_GUARD_BYTE. */
 int ss_storage_guards_intact(const ss_storage *s);
 
