@@ -305,8 +305,11 @@ static void coalesce(ss_klaunch *L) {
  * copied as 16-byte chunks (one wide load and store per work item). */
 static void try_vectorize(ss_klaunch *L) {
     if (L->kind != SS_KL_COPY || L->elem >= 16 || L->n == 0) return;
-    const int in = L->ndim - 1, f = 16 / L->elem;
-    const int64_t m = f - 1;   /* f is a power of two: x % f == 0 exactly when x & m == 0 */
+    /* elem is 1, 2, 4 or 8 here: f = 16 / elem as a shift (a division
+     * instruction on every launch otherwise); f is a power of two, so
+     * x % f == 0 exactly when x & m == 0 */
+    const int in = L->ndim - 1, f = 16 >> __builtin_ctz((unsigned)L->elem);
+    const int64_t m = f - 1;
     if (L->src_strides[in] != 1 || L->dst_strides[in] != 1 || (L->sizes[in] & m) ||
         (L->src_off & m) || (L->dst_off & m))
         return;
