@@ -208,12 +208,20 @@ static void contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides)
     }
 }
 
+/* The lowest and highest element a launch reaches through one view
+ * (ok == 0: the offsets overflow). */
+typedef struct { int ok; int64_t lo, hi; } span;
+
 /* Should src be staged before writing dst? Both views are of the input
  * storage, in elements; src is walked with src_strides over iter_sizes. The correct test intersects the closed ranges
  * [lo, hi] of the two views (conservative: interleaved views that share no
- * element are staged too). Mutants get it wrong in their own ways. */
+ * element are staged too). Mutants get it wrong in their own ways. Where
+ * both ranges are computed without overflow they are left in *src_span and
+ * *dst_span (ok = 1) for the launches to reuse; else ok = 0. */
 static int must_stage(ss_kernel_id k, const ss_view *src, const int64_t *src_strides,
-                      const int64_t *iter_sizes, const ss_view *dst, int64_t iter_numel, int numel_over) {
+                      const int64_t *iter_sizes, const ss_view *dst, int64_t iter_numel, int numel_over,
+                      span *src_span, span *dst_span) {
+    src_span->ok = dst_span->ok = 0;   /* set below where both are computed without overflow */
     if (k == SS_KERNEL_MUT_ALIAS_UNCHECKED) return 0;
     if (k == SS_KERNEL_MUT_ALIAS_SAME_PTR) {
         if (src->offset != dst->offset || src->ndim != dst->ndim) return 0;
@@ -233,16 +241,14 @@ static int must_stage(ss_kernel_id k, const ss_view *src, const int64_t *src_str
         over |= t < 0 ? __builtin_add_overflow(dlo, t, &dlo) : __builtin_add_overflow(dhi, t, &dhi);
     }
     if (over) return 1;
+    *src_span = (span){1, slo, shi};
+    *dst_span = (span){1, dlo, dhi};
     if (k == SS_KERNEL_MUT_OVERLAP_OFF_BY_ONE) return slo < dhi && dlo < shi;
     return slo <= dhi && dlo <= shi;
 }
 
 /* The bytes a buffer may be touched at, relative to its data pointer. */
 typedef struct { int64_t lo, hi; } buf_room;
-
-/* The lowest and highest element a launch reaches through one view
- * (ok == 0: the offsets overflow). */
-typedef struct { int ok; int64_t lo, hi; } span;
 
 /* n work items reaching elements s.lo..s.hi (via the view at `off`): inside room? */
 static int check_access(const char *what, int64_t off, int64_t n, span s, int elem, buf_room room,
@@ -352,12 +358,20 @@ static int order_independent(const builder *b, int kind, int ndim, const int64_t
     return s.hi < d.lo || d.hi < s.lo;
 }
 
+/* A launch's item count and both reaches where the planner already has
+ * them, exactly as add_launch's pass would compute them: the slice's item
+ * count (the same product, without overflow), the reaches must_stage
+ * computed (the same sums, without overflow), and a staged temporary's
+ * [0, items - 1] (contiguous strides over sizes >= 1 reach items - 1). */
+typedef struct { int64_t n; span s, d; } launch_reach;
+
 /* Append a launch: work items over `sizes`, reading (src_buf, soff, sstr) and
  * writing (dst_buf, doff, dstr). For INDEX kinds (doff, dstr) is the slice the
- * index list holds, and the kernel itself writes its dst contiguously. */
+ * index list holds, and the kernel itself writes its dst contiguously. `known`
+ * (or NULL): the item count and reaches, not computed again. */
 static int add_launch(builder *b, int kind, int ndim, const int64_t *sizes, int src_buf,
                       int64_t soff, const int64_t *sstr, int dst_buf, int64_t doff,
-                      const int64_t *dstr) {
+                      const int64_t *dstr, const launch_reach *known) {
     ss_klaunch *L = &b->p->launch[b->p->nlaunch];
     L->kind = kind;
     L->vec = 0;
@@ -382,15 +396,23 @@ static int add_launch(builder *b, int kind, int ndim, const int64_t *sizes, int 
     int64_t n = 1, t;
     int n_ok = 1, m = 0;
     span s = {1, soff, soff}, d = {want_d, doff, doff};
-    for (int k = 0; k < ndim; k++) {
-        if (n_ok && __builtin_mul_overflow(n, sizes[k], &n)) n_ok = 0;
-        if (s.ok && (__builtin_mul_overflow(sizes[k] - 1, sstr[k], &t) ||
-                     (t < 0 ? __builtin_add_overflow(s.lo, t, &s.lo) : __builtin_add_overflow(s.hi, t, &s.hi))))
-            s.ok = 0;
-        if (d.ok && (__builtin_mul_overflow(sizes[k] - 1, dstr[k], &t) ||
-                     (t < 0 ? __builtin_add_overflow(d.lo, t, &d.lo) : __builtin_add_overflow(d.hi, t, &d.hi))))
-            d.ok = 0;
-        if (copy) m = coalesce_step(L, m, sizes[k], sstr[k], dstr[k]);
+    if (known) {   /* only the coalescing pass left */
+        n = known->n;
+        s = known->s;
+        d = known->d;
+        if (copy)
+            for (int k = 0; k < ndim; k++) m = coalesce_step(L, m, sizes[k], sstr[k], dstr[k]);
+    } else {
+        for (int k = 0; k < ndim; k++) {
+            if (n_ok && __builtin_mul_overflow(n, sizes[k], &n)) n_ok = 0;
+            if (s.ok && (__builtin_mul_overflow(sizes[k] - 1, sstr[k], &t) ||
+                         (t < 0 ? __builtin_add_overflow(s.lo, t, &s.lo) : __builtin_add_overflow(s.hi, t, &s.hi))))
+                s.ok = 0;
+            if (d.ok && (__builtin_mul_overflow(sizes[k] - 1, dstr[k], &t) ||
+                         (t < 0 ? __builtin_add_overflow(d.lo, t, &d.lo) : __builtin_add_overflow(d.hi, t, &d.hi))))
+                d.ok = 0;
+            if (copy) m = coalesce_step(L, m, sizes[k], sstr[k], dstr[k]);
+        }
     }
     if (!s.ok) s.lo = s.hi = 0;
     if (!d.ok) d.lo = d.hi = 0;
@@ -502,15 +524,21 @@ ss_run_status ss_kprog_build(ss_kernel_id k, const ss_op *op, size_t guard_in, s
         prog->tmp_bytes = in_numel * e;
         b.room[SS_KB_TMP] = (buf_room){0, prog->tmp_bytes};
         if (add_launch(&b, SS_KL_COPY, in->ndim, in->sizes, SS_KB_INPUT, in->offset, in->strides,
-                       SS_KB_TMP, 0, clone_strides) ||
+                       SS_KB_TMP, 0, clone_strides, NULL) ||
             add_launch(&b, SS_KL_COPY, in->ndim, dst.sizes, SS_KB_SRC, src->offset, sstr,
-                       SS_KB_TMP, dst.offset, dst.strides) ||
+                       SS_KB_TMP, dst.offset, dst.strides, NULL) ||
             add_launch(&b, SS_KL_COPY, in->ndim, in->sizes, SS_KB_TMP, 0, clone_strides,
-                       SS_KB_INPUT, in->offset, in->strides))
+                       SS_KB_INPUT, in->offset, in->strides, NULL))
             return SS_RUN_FAILED;
         return SS_RUN_OK;
     }
-    prog->staged = op->src_aliased && must_stage(k, src, sstr, dst.sizes, &dst, items, items_over);
+    span src_span = {0, 0, 0}, dst_span = {0, 0, 0};
+    prog->staged = op->src_aliased &&
+                   must_stage(k, src, sstr, dst.sizes, &dst, items, items_over, &src_span, &dst_span);
+    /* Both reaches known (items > 0, no overflow): the launches below reuse
+     * them instead of walking the dims again (see launch_reach). */
+    const int reach_known = src_span.ok;
+    const span tmp_span = {1, 0, items - 1};
     if (n < 0 && (prog->staged || k == SS_KERNEL_INDEX)) {
         snprintf(why, why_len, "kernel: slice too large for a temporary");
         return SS_RUN_FAILED;
@@ -520,7 +548,7 @@ ss_run_status ss_kprog_build(ss_kernel_id k, const ss_op *op, size_t guard_in, s
         prog->idx_bytes = n / e * 8;
         b.room[SS_KB_IDX] = (buf_room){0, prog->idx_bytes};
         if (add_launch(&b, SS_KL_INDEX_BUILD, dst.ndim, dst.sizes, SS_KB_INPUT, dst.offset,
-                       dst.strides, SS_KB_IDX, 0, cstr))
+                       dst.strides, SS_KB_IDX, 0, cstr, NULL))
             return SS_RUN_FAILED;
     }
     int from = SS_KB_SRC;
@@ -529,16 +557,19 @@ ss_run_status ss_kprog_build(ss_kernel_id k, const ss_op *op, size_t guard_in, s
     if (prog->staged) {
         prog->tmp_bytes = n;
         b.room[SS_KB_TMP] = (buf_room){0, n};
+        const launch_reach to_tmp = {items, src_span, tmp_span};
         if (add_launch(&b, SS_KL_COPY, dst.ndim, dst.sizes, SS_KB_SRC, src->offset, sstr,
-                       SS_KB_TMP, 0, cstr))
+                       SS_KB_TMP, 0, cstr, reach_known ? &to_tmp : NULL))
             return SS_RUN_FAILED;
         from = SS_KB_TMP;
         from_off = 0;
         from_str = cstr;
     }
+    const launch_reach to_dst = {items, prog->staged ? tmp_span : src_span, dst_span};
+    const launch_reach *known = reach_known ? &to_dst : NULL;
     if (k == SS_KERNEL_INDEX)
         return add_launch(&b, SS_KL_INDEX_SCATTER, dst.ndim, dst.sizes, from, from_off, from_str,
-                          SS_KB_INPUT, dst.offset, dst.strides) ? SS_RUN_FAILED : SS_RUN_OK;
+                          SS_KB_INPUT, dst.offset, dst.strides, known) ? SS_RUN_FAILED : SS_RUN_OK;
     return add_launch(&b, SS_KL_COPY, dst.ndim, dst.sizes, from, from_off, from_str,
-                      SS_KB_INPUT, dst.offset, dst.strides) ? SS_RUN_FAILED : SS_RUN_OK;
+                      SS_KB_INPUT, dst.offset, dst.strides, known) ? SS_RUN_FAILED : SS_RUN_OK;
 }
