@@ -213,15 +213,14 @@ static void contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides)
 typedef struct { int ok; int64_t lo, hi; } span;
 
 /* Should src be staged before writing dst? Both views are of the input
- * storage, in elements; src is walked with src_strides over iter_sizes. The correct test intersects the closed ranges
- * [lo, hi] of the two views (conservative: interleaved views that share no
- * element are staged too). Mutants get it wrong in their own ways. Where
- * both ranges are computed without overflow they are left in *src_span and
- * *dst_span (ok = 1) for the launches to reuse; else ok = 0. */
-static int must_stage(ss_kernel_id k, const ss_view *src, const int64_t *src_strides,
-                      const int64_t *iter_sizes, const ss_view *dst, int64_t iter_numel, int numel_over,
-                      span *src_span, span *dst_span) {
-    src_span->ok = dst_span->ok = 0;   /* set below where both are computed without overflow */
+ * storage, in elements; src is walked over the slice's sizes, reaching the
+ * elements src_span, dst reaches dst_span (the caller's view_span sums; ok ==
+ * 0: they overflow, and then it stages). The correct test intersects the
+ * closed ranges [lo, hi] of the two views (conservative: interleaved views
+ * that share no element are staged too). Mutants get it wrong in their own
+ * ways. */
+static int must_stage(ss_kernel_id k, const ss_view *src, const ss_view *dst, int64_t iter_numel, int numel_over,
+                      span src_span, span dst_span) {
     if (k == SS_KERNEL_MUT_ALIAS_UNCHECKED) return 0;
     if (k == SS_KERNEL_MUT_ALIAS_SAME_PTR) {
         if (src->offset != dst->offset || src->ndim != dst->ndim) return 0;
@@ -229,20 +228,9 @@ static int must_stage(ss_kernel_id k, const ss_view *src, const int64_t *src_str
             if (src->sizes[d] != dst->sizes[d] || src->strides[d] != dst->strides[d]) return 0;
         return 1;
     }
-    if (numel_over || iter_numel == 0) return 0;   /* iter_sizes' item count, from the caller */
-    /* view_span of src over iter_sizes and of dst, in one pass (src has dst's
-     * rank: the caller checked): either overflowing stages. */
-    int64_t slo = src->offset, shi = slo, dlo = dst->offset, dhi = dlo, t;
-    int over = 0;
-    for (int d = 0; d < dst->ndim; d++) {
-        over |= __builtin_mul_overflow(iter_sizes[d] - 1, src_strides[d], &t);
-        over |= t < 0 ? __builtin_add_overflow(slo, t, &slo) : __builtin_add_overflow(shi, t, &shi);
-        over |= __builtin_mul_overflow(dst->sizes[d] - 1, dst->strides[d], &t);
-        over |= t < 0 ? __builtin_add_overflow(dlo, t, &dlo) : __builtin_add_overflow(dhi, t, &dhi);
-    }
-    if (over) return 1;
-    *src_span = (span){1, slo, shi};
-    *dst_span = (span){1, dlo, dhi};
+    if (numel_over || iter_numel == 0) return 0;   /* the slice's item count, from the caller */
+    if (!src_span.ok || !dst_span.ok) return 1;    /* a reach overflows: stage */
+    const int64_t slo = src_span.lo, shi = src_span.hi, dlo = dst_span.lo, dhi = dst_span.hi;
     if (k == SS_KERNEL_MUT_OVERLAP_OFF_BY_ONE) return slo < dhi && dlo < shi;
     return slo <= dhi && dlo <= shi;
 }
@@ -360,9 +348,10 @@ static int order_independent(const builder *b, int kind, int ndim, const int64_t
 
 /* A launch's item count and both reaches where the planner already has
  * them, exactly as add_launch's pass would compute them: the slice's item
- * count (the same product, without overflow), the reaches must_stage
- * computed (the same sums, without overflow), and a staged temporary's
- * [0, items - 1] (contiguous strides over sizes >= 1 reach items - 1). */
+ * count (the same product, without overflow), the reaches of src over the
+ * slice and of the slice (the same sums, without overflow), and a staged
+ * temporary's [0, items - 1] (contiguous strides over sizes >= 1 reach
+ * items - 1). */
 typedef struct { int64_t n; span s, d; } launch_reach;
 
 /* Append a launch: work items over `sizes`, reading (src_buf, soff, sstr) and
@@ -489,13 +478,23 @@ ss_run_status ss_kprog_build(ss_kernel_id k, const ss_op *op, size_t guard_in, s
     } else if (ss_kslice(in, op, k, &dst, why, why_len)) {
         return SS_RUN_FAILED;
     }
-    /* The slice's item count (shape_numel's product) and whether its sizes
-     * are src's, in one pass. */
-    int64_t items = 1;
-    int items_over = 0, differ = 0;
+    /* src is walked over the slice's shape (they agree unless a mutant broke the slice). */
+    int64_t sstr[SS_MAX_NDIM], cstr[SS_MAX_NDIM], n;
+    copy_dims(sstr, src->strides, src->ndim);
+    if (k == SS_KERNEL_MUT_CONTIGUOUS_SRC) contiguous_strides(src->ndim, src->sizes, sstr);
+    /* In one pass: the slice's item count (shape_numel's product), whether
+     * its sizes are src's, and the reaches of src walked over them and of
+     * the slice (view_span's sums; either overflowing sets reach_over), which
+     * must_stage and the launches of the slice's copy use. */
+    int64_t items = 1, slo = src->offset, shi = slo, dlo = dst.offset, dhi = dlo, t;
+    int items_over = 0, differ = 0, reach_over = 0;
     for (int d = 0; d < in->ndim; d++) {
         items_over |= __builtin_mul_overflow(items, dst.sizes[d], &items);
         differ |= dst.sizes[d] != src->sizes[d];
+        reach_over |= __builtin_mul_overflow(dst.sizes[d] - 1, sstr[d], &t);
+        reach_over |= t < 0 ? __builtin_add_overflow(slo, t, &slo) : __builtin_add_overflow(shi, t, &shi);
+        reach_over |= __builtin_mul_overflow(dst.sizes[d] - 1, dst.strides[d], &t);
+        reach_over |= t < 0 ? __builtin_add_overflow(dlo, t, &dlo) : __builtin_add_overflow(dhi, t, &dhi);
     }
     if (differ && !ss_kernel_is_mutant(k)) {
         char a[128], s[128];
@@ -504,10 +503,12 @@ ss_run_status ss_kprog_build(ss_kernel_id k, const ss_op *op, size_t guard_in, s
         snprintf(why, why_len, "kernel: slice sizes %s differ from src sizes %s", a, s);
         return SS_RUN_FAILED;
     }
-    /* src is walked over the slice's shape (they agree unless a mutant broke the slice). */
-    int64_t sstr[SS_MAX_NDIM], cstr[SS_MAX_NDIM], n;
-    copy_dims(sstr, src->strides, src->ndim);
-    if (k == SS_KERNEL_MUT_CONTIGUOUS_SRC) contiguous_strides(src->ndim, src->sizes, sstr);
+    const span src_span = {!reach_over, slo, shi}, dst_span = {!reach_over, dlo, dhi};
+    /* Both reaches and the item count known without overflow: the launches
+     * of the slice's copy reuse them instead of walking the dims again (see
+     * launch_reach); a staged temporary spans [0, items - 1]. */
+    const int reach_known = !reach_over && !items_over;
+    const span tmp_span = {1, 0, items - 1};
 
     /* Every store goes to the input (injective: checked above), to a slice of
      * it or of the clone (a subset of its indices along dim, so injective
@@ -521,24 +522,19 @@ ss_run_status ss_kprog_build(ss_kernel_id k, const ss_op *op, size_t guard_in, s
     if (items_over || __builtin_mul_overflow(items, (int64_t)e, &n)) n = -1;
 
     if (k == SS_KERNEL_FUNCTIONAL) {
+        const launch_reach slice_copy = {items, src_span, dst_span};
         prog->tmp_bytes = in_numel * e;
         b.room[SS_KB_TMP] = (buf_room){0, prog->tmp_bytes};
         if (add_launch(&b, SS_KL_COPY, in->ndim, in->sizes, SS_KB_INPUT, in->offset, in->strides,
                        SS_KB_TMP, 0, clone_strides, NULL) ||
             add_launch(&b, SS_KL_COPY, in->ndim, dst.sizes, SS_KB_SRC, src->offset, sstr,
-                       SS_KB_TMP, dst.offset, dst.strides, NULL) ||
+                       SS_KB_TMP, dst.offset, dst.strides, reach_known ? &slice_copy : NULL) ||
             add_launch(&b, SS_KL_COPY, in->ndim, in->sizes, SS_KB_TMP, 0, clone_strides,
                        SS_KB_INPUT, in->offset, in->strides, NULL))
             return SS_RUN_FAILED;
         return SS_RUN_OK;
     }
-    span src_span = {0, 0, 0}, dst_span = {0, 0, 0};
-    prog->staged = op->src_aliased &&
-                   must_stage(k, src, sstr, dst.sizes, &dst, items, items_over, &src_span, &dst_span);
-    /* Both reaches known (items > 0, no overflow): the launches below reuse
-     * them instead of walking the dims again (see launch_reach). */
-    const int reach_known = src_span.ok;
-    const span tmp_span = {1, 0, items - 1};
+    prog->staged = op->src_aliased && must_stage(k, src, &dst, items, items_over, src_span, dst_span);
     if (n < 0 && (prog->staged || k == SS_KERNEL_INDEX)) {
         snprintf(why, why_len, "kernel: slice too large for a temporary");
         return SS_RUN_FAILED;
