@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "ss_confirm.h"
 
 static void test_runner_exit_and_output(void **state) {
@@ -144,11 +146,68 @@ static void test_meta(void **state) {
     cJSON_Delete(m);
 }
 
+/* The script runs with an empty inductor cache of its own, removed after; when
+ * it agrees there, again with the campaign's cache (SSFUZZ_INDUCTOR_CACHE). */
+static void test_inductor_cache(void **state) {
+    (void)state;
+    char campaign[] = "/tmp/ssfuzz-test-cache-XXXXXX", seen[300], marker[300], text[1200];
+    assert_non_null(mkdtemp(campaign));
+    snprintf(seen, sizeof seen, "%s/seen", campaign);
+    snprintf(marker, sizeof marker, "%s/marker", campaign);
+    unsetenv("TORCHINDUCTOR_CACHE_DIR");
+    setenv("SSFUZZ_INDUCTOR_CACHE", campaign, 1);
+    ss_confirm_result r;
+    /* wrong with an empty cache: standalone, and the cache it filled is gone */
+    snprintf(text, sizeof text, "echo \"$TORCHINDUCTOR_CACHE_DIR\" > %s; mkdir -p \"$TORCHINDUCTOR_CACHE_DIR/fx\"\n"
+             "[ -z \"$(ls -A \"$TORCHINDUCTOR_CACHE_DIR/fx\")\" ] || exit 0\n"
+             "echo 'ssfuzz-export: torch.compile(dynamic=False) on cpu, x-input: DIFFER: a'; exit 1\n", seen);
+    confirm_with(text, "mismatch", &r);
+    assert_int_equal(r.state, SS_CONFIRM_YES);
+    assert_string_equal(r.value, "standalone");
+    char used[300] = "";
+    FILE *f = fopen(seen, "r");
+    assert_non_null(f);
+    assert_non_null(fgets(used, sizeof used, f));
+    fclose(f);
+    used[strcspn(used, "\n")] = 0;
+    assert_non_null(strstr(used, "ssfuzz-confirm-"));
+    struct stat st;
+    assert_int_not_equal(stat(used, &st), 0);   /* removed with the script */
+    /* wrong only with the campaign's cache: confirmed as the cache's */
+    f = fopen(marker, "w");
+    assert_non_null(f);
+    fclose(f);
+    snprintf(text, sizeof text, "[ -e \"$TORCHINDUCTOR_CACHE_DIR/marker\" ] || "
+             "{ echo 'ssfuzz-export: torch.compile(dynamic=False) on cpu, x-input: agree: identical'; exit 0; }\n"
+             "echo 'ssfuzz-export: torch.compile(dynamic=False) on cpu, x-input: DIFFER: b'; exit 1\n");
+    confirm_with(text, "mismatch", &r);
+    assert_int_equal(r.state, SS_CONFIRM_YES);
+    assert_non_null(strstr(r.value, "standalone with the campaign's inductor cache ("));
+    assert_non_null(strstr(r.value, campaign));
+    assert_string_equal(r.evidence, "torch.compile(dynamic=False) on cpu, x-input: DIFFER: b");
+    /* agreeing with both: said; an eager finding is not run again */
+    confirm_with("echo 'ssfuzz-export: x: agree: identical'\nexit 0\n", "mismatch", &r);
+    assert_int_equal(r.state, SS_CONFIRM_NO);
+    assert_non_null(strstr(r.value, "no: the script agreed (exit 0: x: agree: identical); also with the campaign's"));
+    ss_case c;
+    ss_case_init(&c);
+    ss_confirm_spec eager = {"eager-cpu", "", "setitem", "mismatch"};
+    script_text = text;
+    ss_confirm_case(&c, &eager, "/bin/sh", 10, &r);
+    assert_int_equal(r.state, SS_CONFIRM_NO);
+    assert_null(strstr(r.value, "campaign"));
+    ss_case_free(&c);
+    unlink(seen);
+    unlink(marker);
+    rmdir(campaign);
+    unsetenv("SSFUZZ_INDUCTOR_CACHE");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_runner_exit_and_output), cmocka_unit_test(test_runner_time_limit),
         cmocka_unit_test(test_runner_missing_interpreter), cmocka_unit_test(test_spec_from_meta),
-        cmocka_unit_test(test_verdicts), cmocka_unit_test(test_meta),
+        cmocka_unit_test(test_verdicts), cmocka_unit_test(test_meta), cmocka_unit_test(test_inductor_cache),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

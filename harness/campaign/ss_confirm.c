@@ -2,6 +2,7 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -42,7 +43,12 @@ static void keep(ss_script_run *r, const char *buf, size_t n) {
     r->output[r->len] = 0;
 }
 
-int ss_script_run_python(const char *python, const char *const *args, double timeout_s, ss_script_run *r) {
+/* cache: inductor's (and Triton's) cache directory for the script, or NULL for
+ * the environment's. */
+static int run_python(const char *python, const char *const *args, double timeout_s, const char *cache,
+                      ss_script_run *r) {
+    char triton[2100] = "";
+    if (cache) snprintf(triton, sizeof triton, "%s/triton", cache);
     memset(r, 0, sizeof *r);
     r->exit_code = -1;
     size_t n = 0;
@@ -68,6 +74,10 @@ int ss_script_run_python(const char *python, const char *const *args, double tim
         dup2(out[1], 2);
         signal(SIGPIPE, SIG_DFL);
         setenv("TORCHINDUCTOR_COMPILE_THREADS", "1", 0);   /* as the worker: no pool to orphan */
+        if (cache) {
+            setenv("TORCHINDUCTOR_CACHE_DIR", cache, 1);
+            setenv("TRITON_CACHE_DIR", triton, 1);
+        }
         execvp(python, (char *const *)argv);
         _exit(127);
     }
@@ -106,6 +116,10 @@ int ss_script_run_python(const char *python, const char *const *args, double tim
         return -1;
     }
     return 0;
+}
+
+int ss_script_run_python(const char *python, const char *const *args, double timeout_s, ss_script_run *r) {
+    return run_python(python, args, timeout_s, NULL, r);
 }
 
 void ss_script_run_free(ss_script_run *r) {
@@ -208,6 +222,55 @@ static void judge(const ss_confirm_spec *spec, const ss_script_run *run, double 
     snprintf(r->value, sizeof r->value, "no: %s (exit %d: %.240s)", what, run->exit_code, line);
 }
 
+/* One run of the script with inductor's cache at `cache`, judged into r; 0, or -1 when it could not start. */
+static int run_judged(const char *python, const char *script, double limit, const char *cache,
+                      const ss_confirm_spec *spec, ss_confirm_result *r) {
+    const char *args[] = {script, NULL};
+    ss_script_run run;
+    const int rc = run_python(python, args, limit, cache, &run);
+    if (rc) {
+        r->state = SS_CONFIRM_NO;
+        snprintf(r->value, sizeof r->value, "no: %.300s", run.why);
+    } else {
+        judge(spec, &run, limit, r);
+    }
+    ss_script_run_free(&run);
+    return rc;
+}
+
+/* A script that agreed with an empty cache, run again with the worker's: a
+ * failure only that cache gives (an entry loaded for inputs it was not
+ * compiled for) is the cache's bug, confirmed as such. Eager runs compile
+ * nothing and are not rerun. */
+static void with_worker_cache(const char *python, const char *script, double limit, const ss_confirm_spec *spec,
+                              ss_confirm_result *r) {
+    char cache[2048];
+    ss_confirm_result again;
+    if (r->state != SS_CONFIRM_NO || strncmp(r->value, "no: the script agreed", 21) || !strncmp(spec->mode, "eager", 5) ||
+        ss_torch_cache_dir(cache, sizeof cache))
+        return;
+    memset(&again, 0, sizeof again);
+    if (run_judged(python, script, limit, cache, spec, &again) || again.state != SS_CONFIRM_YES) {
+        const size_t used = strlen(r->value);
+        snprintf(r->value + used, sizeof r->value - used, "; also with the campaign's inductor cache");
+        return;
+    }
+    char safe[200];
+    ss_text_inert(cache, safe, sizeof safe);
+    again.seconds += r->seconds;
+    *r = again;
+    snprintf(r->value, sizeof r->value, "standalone with the campaign's inductor cache (%s) only: "
+             "the script agrees with an empty one", safe);
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
 void ss_confirm_case(const ss_case *c, const ss_confirm_spec *spec, const char *python, double timeout_s,
                      ss_confirm_result *r) {
     memset(r, 0, sizeof *r);
@@ -219,7 +282,7 @@ void ss_confirm_case(const ss_case *c, const ss_confirm_spec *spec, const char *
         return;
     }
     const char *tmp = getenv("TMPDIR");
-    char dir[1024], script[1100];
+    char dir[1024], script[1100], cache[1100];
     snprintf(dir, sizeof dir, "%s/ssfuzz-confirm-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(dir)) {
         r->state = SS_CONFIRM_NO;
@@ -227,23 +290,15 @@ void ss_confirm_case(const ss_case *c, const ss_confirm_spec *spec, const char *
         return;
     }
     snprintf(script, sizeof script, "%s/repro.py", dir);
+    snprintf(cache, sizeof cache, "%s/inductor-cache", dir);   /* empty: nothing the campaign compiled */
     ss_error err;
     if (exporter(c, spec, script, &err)) {   /* nothing ran: not a verdict on the finding */
         r->state = SS_CONFIRM_NOT_TRIED;
         snprintf(r->value, sizeof r->value, "not tried: no script: %.100s: %.150s", err.field, err.msg);
-    } else {
-        const char *args[] = {script, NULL};
-        ss_script_run run;
-        if (ss_script_run_python(python, args, limit, &run)) {
-            r->state = SS_CONFIRM_NO;
-            snprintf(r->value, sizeof r->value, "no: %.300s", run.why);
-        } else {
-            judge(spec, &run, limit, r);
-        }
-        ss_script_run_free(&run);
+    } else if (run_judged(python, script, limit, cache, spec, r) == 0) {
+        with_worker_cache(python, script, limit, spec, r);
     }
-    unlink(script);
-    rmdir(dir);
+    nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);   /* the script, and the cache it filled */
 }
 
 int ss_confirm_set_meta(cJSON *meta, const ss_confirm_result *r) {
@@ -275,7 +330,7 @@ void ss_confirm_finding(const char *path, char *line, size_t line_len) {
         confirm_file(path, &c, &spec, &r);
         const size_t used = strlen(line);
         if (r.state == SS_CONFIRM_YES)
-            snprintf(line + used, line_len - used, "; confirmed standalone (%.1f s)", r.seconds);
+            snprintf(line + used, line_len - used, "; confirmed %s (%.1f s)", r.value, r.seconds);
         else if (r.state == SS_CONFIRM_NO)
             snprintf(line + used, line_len - used, "; not confirmed: %s", r.value + 4);
         else if (r.value[0])
@@ -290,7 +345,7 @@ void ss_confirm_tally(ss_summary *sum, const char *path) {
     if (ss_case_load(path, &c, NULL) == 0) {
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(c.meta, "confirmed");
         if (cJSON_IsString(v)) {
-            if (!strcmp(v->valuestring, "standalone")) sum->confirmed++;
+            if (!strncmp(v->valuestring, "standalone", 10)) sum->confirmed++;
             else sum->unconfirmed++;
         }
     }

@@ -7,7 +7,14 @@
  * the same kind of wrong result (DIFFER for a mismatch, RAISED for a raised
  * finding); its reproducer's meta then gets "confirmed": "standalone", else
  * "confirmed": "no: WHY" (the script agreed, errored, timed out, ...), and
- * "confirmed_by": the script's verdict line. A program case is confirmed the
+ * "confirmed_by": the script's verdict line. The script runs with an empty
+ * inductor cache of its own (a fresh machine's), so a confirmation owes nothing
+ * to what the campaign compiled before; when a compiled finding's script agrees
+ * there, it runs again with the campaign's cache (ss_torch_cache_dir), and
+ * failing then is "confirmed": "standalone with the campaign's inductor cache
+ * (DIR) only: ..." (a bug of the cache, counted as confirmed); agreeing, the
+ * "no: the script agreed" says "also with the campaign's inductor cache".
+ * A program case is confirmed the
  * same way (its script runs the program and holds it to the program's
  * reference). A case no script can be written for (the exporter fails: a
  * program without a defined result, storages over the export's limit) is not
@@ -65,7 +72,7 @@ typedef enum { SS_CONFIRM_NOT_TRIED = 0, SS_CONFIRM_YES = 1, SS_CONFIRM_NO = 2 }
 
 typedef struct ss_confirm_result {
     ss_confirm_state state;
-    char value[320];           /* meta.confirmed: "standalone" or "no: WHY" */
+    char value[320];           /* meta.confirmed: "standalone", "standalone with the campaign's ...", or "no: WHY" */
     char evidence[512];        /* the script's verdict line that decided it */
     double seconds;
 } ss_confirm_result;

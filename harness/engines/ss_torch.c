@@ -88,14 +88,30 @@ const ss_target *ss_torch_target_at(size_t i) { return i < NLISTED_MODES * NSPEL
  * user's own TORCHINDUCTOR_CACHE_DIR / TRITON_CACHE_DIR win; else
  * $SSFUZZ_INDUCTOR_CACHE; else ssfuzz's own directory under the user's cache
  * directory, shared by every command (fuzz, regress, the nightly), so a later
- * run loads what an earlier one compiled instead of compiling it again. */
+ * run loads what an earlier one compiled instead of compiling it again.
+ * own_cache_dir: that directory; -1 when there is none (inductor's default,
+ * under /tmp). */
+static int own_cache_dir(char *out, size_t n) {
+    const char *given = getenv("SSFUZZ_INDUCTOR_CACHE"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    int k = -1;
+    if (given && *given) k = snprintf(out, n, "%s", given);
+    else if (xdg && *xdg == '/') k = snprintf(out, n, "%s/ssfuzz/inductor", xdg);
+    else if (home && *home == '/') k = snprintf(out, n, "%s/.cache/ssfuzz/inductor", home);
+    return k >= 0 && (size_t)k < n ? 0 : -1;   /* a path cut short is no directory of the user's */
+}
+
+int ss_torch_cache_dir(char *out, size_t n) {
+    const char *users = getenv("TORCHINDUCTOR_CACHE_DIR");
+    if (users && *users) {
+        const int k = snprintf(out, n, "%s", users);
+        return k >= 0 && (size_t)k < n ? 0 : -1;
+    }
+    return own_cache_dir(out, n);
+}
+
 static void compile_cache_env(void) {
     char dir[2048], triton[2100];
-    const char *given = getenv("SSFUZZ_INDUCTOR_CACHE"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    if (given && *given) snprintf(dir, sizeof dir, "%s", given);
-    else if (xdg && *xdg == '/') snprintf(dir, sizeof dir, "%s/ssfuzz/inductor", xdg);
-    else if (home && *home == '/') snprintf(dir, sizeof dir, "%s/.cache/ssfuzz/inductor", home);
-    else return;   /* no cache directory of the user's: inductor's default (under /tmp) */
+    if (own_cache_dir(dir, sizeof dir)) return;
     snprintf(triton, sizeof triton, "%s/triton", dir);
     setenv("TORCHINDUCTOR_CACHE_DIR", dir, 0);
     setenv("TRITON_CACHE_DIR", triton, 0);

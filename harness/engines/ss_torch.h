@@ -43,5 +43,8 @@ void ss_torch_shutdown(void);
 /* The torch worker's environment, set in its child before exec (inductor's
  * compile threads and caches); the Python-kernel workers start from it too. */
 void ss_torch_child_env(void);
+/* The inductor cache directory the worker uses (see ss_torch.c); 0, or -1
+ * when it uses inductor's default. */
+int ss_torch_cache_dir(char *out, size_t n);
 
 #endif
