@@ -113,10 +113,12 @@ static int check_view(const ss_view *v, int64_t storage_numel, const char *name,
     return 0;
 }
 
-int ss_normalize_slice(int64_t ndim, int64_t dim, int has_start, int64_t start,
-                       int has_end, int64_t end, int64_t step, const int64_t *sizes,
-                       int *dim_out, int64_t *start_out, int64_t *end_out,
-                       int64_t *len_out, ss_error *err) {
+/* ss_normalize_slice, inlined into the plan's build (thirteen arguments, most
+ * of them on the stack, on every case). */
+static inline __attribute__((always_inline)) int
+normalize_slice(int64_t ndim, int64_t dim, int has_start, int64_t start, int has_end, int64_t end,
+                int64_t step, const int64_t *sizes, int *dim_out, int64_t *start_out, int64_t *end_out,
+                int64_t *len_out, ss_error *err) {
     if (ndim < 1) return ss_fail(err, "input.sizes", "slice_scatter needs a tensor of rank >= 1");
     if (dim < -ndim || dim >= ndim)
         return ss_fail(err, "dim", "must be in [%lld, %lld] (got %lld)", (long long)-ndim,
@@ -141,6 +143,14 @@ int ss_normalize_slice(int64_t ndim, int64_t dim, int has_start, int64_t start,
     return 0;
 }
 
+int ss_normalize_slice(int64_t ndim, int64_t dim, int has_start, int64_t start,
+                       int has_end, int64_t end, int64_t step, const int64_t *sizes,
+                       int *dim_out, int64_t *start_out, int64_t *end_out,
+                       int64_t *len_out, ss_error *err) {
+    return normalize_slice(ndim, dim, has_start, start, has_end, end, step, sizes, dim_out, start_out,
+                           end_out, len_out, err);
+}
+
 /* Bits [off, off + n) of a bitmap: set them (mode 0), or test whether any is
  * set (mode 1); one byte (up to 8 bits) per step. */
 static int bit_run(uint8_t *bits, int64_t off, int64_t n, int mode) {
@@ -160,11 +170,10 @@ static int bit_run(uint8_t *bits, int64_t off, int64_t n, int mode) {
  * clear the extent of the smaller dims cannot collide. Otherwise, a view with
  * more elements than its span collides (pigeonhole); else mark a bitmap (at
  * most an eighth of the storage's bytes; -1 when it cannot be allocated). */
-int ss_view_has_internal_overlap(const ss_view *v) {
+static int internal_overlap(const ss_view *v, int64_t numel) {   /* numel: v's, ss_view_numel */
     /* Rank 1 (four cases in ten): two elements or more on a stride that does
      * not move forward, as the passes below decide for one dim. */
     if (v->ndim == 1) return v->sizes[0] > 1 && v->strides[0] <= 0;
-    int64_t numel = ss_view_numel(v);
     if (numel <= 1) return 0;
     int64_t sz[SS_MAX_NDIM], st[SS_MAX_NDIM];
     int n = 0;
@@ -216,6 +225,8 @@ int ss_view_has_internal_overlap(const ss_view *v) {
     if (seen != small) free(seen);
     return overlap;
 }
+
+int ss_view_has_internal_overlap(const ss_view *v) { return internal_overlap(v, ss_view_numel(v)); }
 
 /* A view's element set with size-1 dims dropped and dims merged where one
  * nests exactly inside the next (stride[d-1] == stride[d] * size[d]): the
@@ -577,9 +588,9 @@ static int check_op(const ss_op *op, size_t max_bytes, ss_plan *plan, ss_error *
 
     int64_t last;
     SS_TRY(check_view(&op->input, op->input_storage_numel, "input", &plan->input_numel, &last, err));
-    SS_TRY(ss_normalize_slice(op->input.ndim, op->dim, op->has_start, op->start, op->has_end,
-                              op->end, op->step, op->input.sizes, &plan->dim, &plan->start,
-                              &plan->end, &plan->slice_len, err));
+    SS_TRY(normalize_slice(op->input.ndim, op->dim, op->has_start, op->start, op->has_end,
+                           op->end, op->step, op->input.sizes, &plan->dim, &plan->start,
+                           &plan->end, &plan->slice_len, err));
     return 0;
 }
 
@@ -627,7 +638,7 @@ int ss_plan_build_limited(const ss_op *op, size_t max_bytes, ss_plan *plan, ss_e
                            (long long)s->sizes[d], (long long)op->src.sizes[d]);
         }
     }
-    plan->internal_overlap = ss_view_has_internal_overlap(&op->input);
+    plan->internal_overlap = internal_overlap(&op->input, plan->input_numel);   /* check_view's count */
     if (plan->internal_overlap < 0)
         return ss_fail(err, "input", "out of memory for the internal-overlap test");
     plan->overlap = classify(plan, 1);
