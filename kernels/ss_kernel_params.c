@@ -35,8 +35,9 @@ static int view_empty(const ss_view *v) {
     return 0;
 }
 
-int ss_kslice(const ss_view *base, const ss_op *op, ss_kernel_id k, ss_view *out,
-              char *why, size_t why_len) {
+/* ss_kslice, inlined into the planner (which slices once a run). */
+static inline __attribute__((always_inline)) int kslice(const ss_view *base, const ss_op *op, ss_kernel_id k,
+                                                        ss_view *out, char *why, size_t why_len) {
     const int ndim = base->ndim;
     int64_t dim = op->dim;
     if (dim < 0) dim += ndim;
@@ -81,6 +82,11 @@ int ss_kslice(const ss_view *base, const ss_op *op, ss_kernel_id k, ss_view *out
 overflow:
     snprintf(why, why_len, "kernel: slice offset or stride overflows");
     return -1;
+}
+
+int ss_kslice(const ss_view *base, const ss_op *op, ss_kernel_id k, ss_view *out,
+              char *why, size_t why_len) {
+    return kslice(base, op, k, out, why, why_len);
 }
 
 /* Offsets within this many elements of the view's first one are tracked in a
@@ -452,7 +458,7 @@ ss_run_status ss_kprog_build(ss_kernel_id k, const ss_op *op, size_t guard_in, s
         snprintf(why, why_len, "kernel: unsupported element size %d or ranks %d/%d", e, in->ndim, src->ndim);
         return SS_RUN_FAILED;
     }
-    const int self = ss_kview_overlaps_self(in);
+    const int self = overlaps_self(in->ndim, in->sizes, in->strides);   /* ss_kview_overlaps_self */
     if (self < 0) {
         snprintf(why, why_len, "kernel: out of memory for the internal-overlap test");
         return SS_RUN_FAILED;
@@ -468,16 +474,16 @@ ss_run_status ss_kprog_build(ss_kernel_id k, const ss_op *op, size_t guard_in, s
     }
     /* The clone of `functional` is contiguous at offset 0 of SS_KB_TMP. */
     int64_t clone_strides[SS_MAX_NDIM];
-    ss_view dst;
+    ss_view dst, clone;
+    const ss_view *sliced = in;
     if (k == SS_KERNEL_FUNCTIONAL) {
         contiguous_strides(in->ndim, in->sizes, clone_strides);
-        ss_view clone = *in;
+        clone = *in;
         clone.offset = 0;
         memcpy(clone.strides, clone_strides, sizeof(int64_t) * (size_t)in->ndim);
-        if (ss_kslice(&clone, op, k, &dst, why, why_len)) return SS_RUN_FAILED;
-    } else if (ss_kslice(in, op, k, &dst, why, why_len)) {
-        return SS_RUN_FAILED;
+        sliced = &clone;
     }
+    if (kslice(sliced, op, k, &dst, why, why_len)) return SS_RUN_FAILED;
     /* src is walked over the slice's shape (they agree unless a mutant broke the slice). */
     int64_t sstr[SS_MAX_NDIM], cstr[SS_MAX_NDIM], n;
     copy_dims(sstr, src->strides, src->ndim);
