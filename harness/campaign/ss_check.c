@@ -198,9 +198,10 @@ static void judge_write(ss_check_ctx *ctx, const ss_plan *plan, ss_run_status re
 }
 
 /* Starts a check of t: res cleared, the run options with the case's dtype. 0, or 1 when the
- * case is a program and t does not run programs (res says so: done). */
-static int begin(ss_check_ctx *ctx, ss_run_status ref_status, const ss_target *t, const ss_run_opts *opts,
-                 ss_run_opts *o, ss_check_result *res) {
+ * case is a program and t does not run programs (res says so: done). Inline: once a check. */
+static inline __attribute__((always_inline)) int begin(ss_check_ctx *ctx, ss_run_status ref_status,
+                                                       const ss_target *t, const ss_run_opts *opts,
+                                                       ss_run_opts *o, ss_check_result *res) {
     if (ctx->program && !ss_check_runs_programs(t)) {
         memset(res, 0, sizeof *res);
         res->verdict = SS_TARGET_UNAVAILABLE;
