@@ -82,11 +82,46 @@ static void test_layouts(void **state) {
           "\"dim\": 0, \"start\": 1, \"meta\": {\"python\": {\"shape\": [3, 3]}}", "x[1:] = x[:-1]", 1);
 }
 
+/* Form user-two-inputs: the line on x (the input view) and src, and the call's two views with the
+ * storage named base (meta.python's name set aside: x is the function's parameter). */
+static void check_two(const char *fields, const char *line, const char *views) {
+    char text[2048], got[2 * SS_PYEXPR_LEN + 8];
+    snprintf(text, sizeof text, "{\"format\": \"ssfuzz-case\", \"version\": 1, %s, \"fill\": {\"seed\": 1}}", fields);
+    ss_case c;
+    ss_case_init(&c);
+    ss_error err;
+    if (ss_case_from_json(text, strlen(text), &c, &err)) fail_msg("%s: %s: %s", line, err.field, err.msg);
+    ss_pyexpr two, based;
+    assert_int_equal(ss_pyexpr_two_inputs(&c, &two), 0);
+    assert_int_equal(ss_pyexpr_derive_named(&c, "base", &based), 0);
+    snprintf(got, sizeof got, "%s, %s", based.target, based.rhs);
+    if (strcmp(two.line, line) || strcmp(got, views))
+        fail_msg("got '%s' on '%s', want '%s' on '%s'", two.line, got, line, views);
+    ss_case_free(&c);
+}
+
+static void test_two_inputs(void **state) {
+    (void)state;
+    check_two(ALIASED(24, "float32") ", \"input\": {\"offset\": 0, \"sizes\": [4, 6], \"strides\": [6, 1]},"
+              "\"src\": {\"storage\": \"input\", \"offset\": 0, \"sizes\": [4, 5], \"strides\": [6, 1]},"
+              "\"dim\": 1, \"start\": 1, \"end\": null, \"meta\": {\"python\": {\"x\": \"state\"}}",
+              "x[:, 1:] = src", "base, base[:, :-1]");
+    /* the whole view written: x[:] (assign into, never rebind); the corpus case's as_strided views */
+    check_two(ALIASED(8, "uint8") ", \"input\": {\"offset\": 4, \"sizes\": [4], \"strides\": [1]},"
+              "\"src\": {\"storage\": \"input\", \"offset\": 2, \"sizes\": [4], \"strides\": [1]},"
+              "\"dim\": 0", "x[:] = src", "base[4:], base[2:6]");
+    check_two(ALIASED(61, "int8") ", \"input\": {\"offset\": 25, \"sizes\": [8, 1], \"strides\": [5, 1]},"
+              "\"src\": {\"storage\": \"input\", \"offset\": 0, \"sizes\": [8, 1], \"strides\": [5, 1]},"
+              "\"dim\": 1, \"end\": 1", "x[:, :1] = src",
+              "torch.as_strided(base, (8, 1), (5, 1), 25), torch.as_strided(base, (8, 1), (5, 1), 0)");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shifts),
         cmocka_unit_test(test_transposes),
         cmocka_unit_test(test_layouts),
+        cmocka_unit_test(test_two_inputs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -35,7 +35,7 @@ void ss_export_statement(const char *spelling, const ss_case *c, const ss_pyexpr
  * spelling), else mode all, form x-input, device all, spelling setitem; mode may
  * also be one mode as meta.torch names it ("compile-dynamic-cpu", which sets the
  * device too). mode and form may be comma lists: modes eager, compile,
- * compile-dynamic, all; forms x-input, storage-input, two-inputs, user, all. A
+ * compile-dynamic, all; forms x-input, storage-input, two-inputs, user, user-two-inputs, all. A
  * program case also has the modes aot-eager, dynamo-eager and their -dynamic
  * forms; its spelling is "program" and its one form "two-inputs" (--form is
  * checked, not used). */

@@ -24,10 +24,13 @@ typedef struct ss_issue {
     ss_plan plan;
     ss_pyexpr expr;
     ss_export_defaults how;    /* the finding's mode, form, spelling, device */
-    ss_issue_run runs[16];     /* the as-found script (its forms and form user, --stage) per python */
+    ss_issue_run runs[16];     /* the as-found script (its forms and the user forms, --stage) per python */
     size_t n_runs;
     ss_issue_run arange;       /* form user with values 0, 1, 2, ... under the first python */
     int has_arange;
+    int two_inputs;            /* a two-inputs finding with src aliased: form user-two-inputs runs too */
+    ss_pyexpr two;             /* its line on x and src, two arguments (ss_pyexpr_two_inputs) */
+    ss_pyexpr based;           /* the case with the storage named base: the call's two views */
 } ss_issue;
 
 /* The report, written atomically (ss_write_atomic_with). 0, or -1 with err. */

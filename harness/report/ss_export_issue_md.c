@@ -21,13 +21,13 @@ static const char *str(const cJSON *o, const char *k) {
 
 static int wrong(const char *verdict) { return verdict && (!strcmp(verdict, "differ") || !strcmp(verdict, "raised")); }
 
-/* The run of `kind` and `form` (NULL: any but user) in a script's --actual-out. */
+/* The run of `kind` and `form` (NULL: any but the user forms) in a script's --actual-out. */
 static const cJSON *find_run(const ss_issue_run *r, const char *kind, const char *form, int must_be_wrong) {
     const cJSON *e;
     cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(r->actual, "runs")) {
         const char *k = str(e, "kind"), *f = str(e, "form");
         if (!k || strcmp(k, kind)) continue;
-        if (form ? !f || strcmp(f, form) : f && !strcmp(f, "user")) continue;
+        if (form ? !f || strcmp(f, form) : f && !strncmp(f, "user", 4)) continue;
         if (!must_be_wrong || wrong(str(e, "verdict"))) return e;
     }
     return NULL;
@@ -48,6 +48,7 @@ static long unhex(const char *h, uint8_t *out, size_t cap) {
 
 typedef struct issue_pick {
     const cJSON *run;           /* the user-form run the repro shows */
+    int two;                    /* 1: its form is user-two-inputs (x and src two arguments) */
     const ss_issue_run *from;   /* whose documents (values, expectation) */
     int arange;                 /* 1: the repro's values are 0, 1, 2, ... */
     int reproduced;             /* 0: no user-form run was wrong: the repro is unverified */
@@ -79,19 +80,27 @@ static int nothing_wrong(const ss_issue *iss) {
     return iss->n_runs > 0;
 }
 
+/* A wrong run of one user form: with the values 0, 1, 2, ... first, then the case's own. */
+static void pick_form(const ss_issue *iss, issue_pick *p, const char *form) {
+    for (int k = 0; k < N_KINDS && iss->has_arange && !p->run; k++)
+        if ((p->run = find_run(&iss->arange, kinds[k], form, 1))) p->from = &iss->arange, p->arange = 1;
+    for (int k = 0; k < N_KINDS && iss->n_runs && !p->run; k++)
+        if ((p->run = find_run(&iss->runs[0], kinds[k], form, 1))) p->from = &iss->runs[0];
+}
+
 static void pick(const ss_issue *iss, issue_pick *p) {
     memset(p, 0, sizeof *p);
     for (int k = 0; k < N_KINDS && iss->n_runs && !p->found; k++) p->found = find_run(&iss->runs[0], kinds[k], NULL, 1);
-    for (int k = 0; k < N_KINDS && iss->has_arange && !p->run; k++)
-        if ((p->run = find_run(&iss->arange, kinds[k], "user", 1))) p->from = &iss->arange, p->arange = 1;
-    for (int k = 0; k < N_KINDS && iss->n_runs && !p->run; k++)
-        if ((p->run = find_run(&iss->runs[0], kinds[k], "user", 1))) p->from = &iss->runs[0];
+    /* the one-input form is the shorter report; a two-inputs finding falls back to its own shape */
+    pick_form(iss, p, "user");
+    if (!p->run && iss->two_inputs) pick_form(iss, p, "user-two-inputs"), p->two = p->run != NULL;
     p->reproduced = p->run != NULL;
     if (!p->run && p->found) {   /* show the user form of the wrong kind anyway, marked unverified */
         const char *k = str(p->found, "kind");
+        p->two = iss->two_inputs;
         p->from = iss->has_arange && iss->arange.actual ? &iss->arange : &iss->runs[0];
         p->arange = p->from == &iss->arange;
-        p->run = find_run(p->from, k, "user", 0);
+        p->run = find_run(p->from, k, p->two ? "user-two-inputs" : "user", 0);
     }
 }
 
@@ -194,15 +203,28 @@ static void first_call_arg(char *out, size_t n, const cJSON *shape, int64_t star
 
 typedef struct md_job { const ss_issue *iss; } md_job;
 
-/* The repro: at most ten lines, user code. Returns its line count, or -1 when it cannot be written. */
+/* The automatic switch's first call, on the shapes the script's first call used. */
+static int first_call(FILE *f, const ss_issue *iss, const issue_pick *p, int two_args, const char *dev) {
+    const cJSON *first = cJSON_GetObjectItemCaseSensitive(p->run, "first_call_shapes");
+    if (!str(p->run, "kind") || strcmp(str(p->run, "kind"), "automatic") || !cJSON_IsArray(first)) return 0;
+    char a[512], b[512] = "";
+    first_call_arg(a, sizeof a, cJSON_GetArrayItem(first, 0), 0, iss->c, dev);
+    if (two_args) first_call_arg(b, sizeof b, cJSON_GetArrayItem(first, 1), 7, iss->c, dev);
+    fprintf(f, "f(%s%s%s)  # another size first: the next call recompiles with dynamic shapes\n", a, two_args ? ", " : "", b);
+    return 1;
+}
+
+/* The repro: at most ten lines, user code. The one-input form takes the storage(s) as x (and y);
+ * the two-input form (p->two) takes x and src, two views of the storage `base`. sel: a subscript
+ * of the printed storage ("" for all of it). Returns its line count, or -1 when it cannot be written. */
 static int repro(FILE *f, const ss_issue *iss, const issue_pick *p, const uint8_t *in, const uint8_t *src,
-                 const char *expected_comment) {
+                 const char *sel, const char *expected_comment) {
     const ss_case *c = iss->c;
-    const ss_pyexpr *e = &iss->expr;
+    const ss_pyexpr *e = p->two ? &iss->based : &iss->expr;
     const char *kind = str(p->run, "kind") ? str(p->run, "kind") : "eager", *dev = str(p->run, "device");
     const char *dt = ss_dtype_name(c->dtype);
-    char stmt[4 * SS_PYEXPR_LEN + 512], xs[4096], ys[4096] = "";
-    ss_export_statement(iss->how.spelling, c, e, stmt, sizeof stmt);
+    char stmt[4 * SS_PYEXPR_LEN + 512], xs[4096], ys[4096] = "", args[2 * SS_PYEXPR_LEN + 8];
+    ss_export_statement(iss->how.spelling, c, p->two ? &iss->two : e, stmt, sizeof stmt);
     const int64_t n = c->op.input_storage_numel, m = c->op.src_aliased ? 0 : c->op.src_storage_numel;
     if (p->arange) {
         arange_expr(xs, sizeof xs, 0, n, dt, e->x_shape, e->x_ndim, dev);
@@ -211,31 +233,25 @@ static int repro(FILE *f, const ss_issue *iss, const issue_pick *p, const uint8_
                (m && literal_expr(ys, sizeof ys, c, src, m, e->y_shape, e->y_ndim, dev))) {
         return -1;
     }
+    if (p->two) snprintf(args, sizeof args, "%s, %s", e->target, e->rhs);   /* two views of base */
+    else snprintf(args, sizeof args, "%s%s%s", e->x, m ? ", " : "", m ? e->y : "");
     int lines = 0;
-    const int scatter_return = !strcmp(iss->how.spelling, "scatter-return");
     fputs("```python\nimport torch\n", f);
     lines++;
     if (ss_issue_decorator(kind, 1)) fprintf(f, "%s\n", ss_issue_decorator(kind, 1)), lines++;
-    fprintf(f, "def f(%s%s%s):\n    ", e->x, m ? ", " : "", m ? e->y : "");
+    fprintf(f, "def f(%s):\n    ", p->two ? "x, src" : args);
     lines += 2;
     for (const char *s = stmt; *s; s++) {
         if (*s == '\n') fputs("\n    ", f), lines++;
         else fputc(*s, f);
     }
     fputc('\n', f);
-    const cJSON *first = cJSON_GetObjectItemCaseSensitive(p->run, "first_call_shapes");
-    if (!strcmp(kind, "automatic") && cJSON_IsArray(first)) {
-        char a[512], b[512] = "";
-        first_call_arg(a, sizeof a, cJSON_GetArrayItem(first, 0), 0, c, dev);
-        if (m) first_call_arg(b, sizeof b, cJSON_GetArrayItem(first, 1), 7, c, dev);
-        fprintf(f, "f(%s%s%s)  # another size first: the next call recompiles with dynamic shapes\n", a, m ? ", " : "", b);
-        lines++;
-    }
+    lines += first_call(f, iss, p, m || p->two, dev);
     if (m) fprintf(f, "%s, %s = %s, %s\n", e->x, e->y, xs, ys);
     else fprintf(f, "%s = %s\n", e->x, xs);
-    if (scatter_return) fprintf(f, "%s.copy_(f(%s%s%s))\n", e->target, e->x, m ? ", " : "", m ? e->y : "");
-    else fprintf(f, "f(%s%s%s)\n", e->x, m ? ", " : "", m ? e->y : "");
-    fprintf(f, "print(%s%s.tolist())%s%s\n```\n", e->x, e->x_ndim > 1 ? ".flatten()" : "",
+    if (!strcmp(iss->how.spelling, "scatter-return")) fprintf(f, "%s.copy_(f(%s))\n", e->target, args);
+    else fprintf(f, "f(%s)\n", args);
+    fprintf(f, "print(%s%s%s.tolist())%s%s\n```\n", e->x, e->x_ndim > 1 ? ".flatten()" : "", sel,
             expected_comment[0] ? "  # expected " : "", expected_comment);
     return lines + 3;
 }
@@ -333,6 +349,53 @@ void ss_issue_environment(FILE *f, const ss_issue *iss) {
             "wrong result reproduced; `--stage` names the first wrong stage)\n", safe);
 }
 
+/* The values of a storage as a Python list, into out ("" when they do not fit). */
+static void expected_values(const ss_case *c, const uint8_t *b, long nbytes, char *out, size_t n) {
+    char *t = NULL;
+    size_t tl = 0;
+    FILE *g = open_memstream(&t, &tl);
+    if (!g) return;
+    values_list(g, c, b, nbytes);
+    if (!fclose(g) && tl < n) snprintf(out, n, "%s", t);
+    free(t);
+}
+
+/* A storage too long to print whole: the repro prints its first wrong elements, "[[50, 55, 60]]",
+ * and the comment their expected values. */
+static void diff_selection(const ss_case *c, const uint8_t *want, const uint8_t *got, int64_t n, char *sel,
+                           size_t nsel, char *comment, size_t ncomment) {
+    const size_t es = c->op.elem_size;
+    uint8_t picked[8 * 16];
+    size_t k = (size_t)snprintf(sel, nsel, "[["), shown = 0;
+    for (int64_t i = 0; i < n && shown < 8 && k < nsel; i++) {
+        if (!memcmp(want + i * (int64_t)es, got + i * (int64_t)es, es)) continue;
+        memcpy(picked + shown * es, want + i * (int64_t)es, es);
+        k += (size_t)snprintf(sel + k, nsel - k, "%s%" PRId64, shown++ ? ", " : "", i);
+    }
+    if (k + 2 >= nsel || !shown) { sel[0] = 0; return; }
+    snprintf(sel + k, nsel - k, "]]");
+    expected_values(c, picked, (long)(shown * es), comment, ncomment);
+    if (!comment[0]) sel[0] = 0;   /* without the expectation the whole storage is printed */
+}
+
+/* Which user form the repro is, for a two-inputs finding: the one-input form when it is wrong too,
+ * else x and src as two inputs, with what the one-input form said. */
+static void which_form(FILE *f, const issue_pick *p) {
+    if (!p->two) {
+        fputs("\nThe repro is the one-input user form (`src` indexed from the storage inside the compiled "
+              "function); the finding was made with `x` and `src` as two inputs viewing one storage (form "
+              "`two-inputs`), and the one-input form is wrong too.\n", f);
+        return;
+    }
+    const cJSON *one = find_run(p->from, str(p->run, "kind") ? str(p->run, "kind") : "eager", "user", 0);
+    const char *v = str(one, "verdict");
+    fprintf(f, "\nThe repro is the two-input user form (`user-two-inputs`): `x` and `src` reach the compiled function "
+            "as two inputs that view one storage, as in the finding (form `two-inputs`). The one-input form (`src` "
+            "indexed from the storage inside the compiled function) %s%s%s here.\n",
+            !v ? "did not run" : !strcmp(v, "agree") ? "agrees" : "gives `", v && strcmp(v, "agree") ? v : "",
+            v && strcmp(v, "agree") ? "`" : "");
+}
+
 static int emit(FILE *f, const void *user) {
     const md_job *j = user;
     const ss_issue *iss = j->iss;
@@ -379,19 +442,11 @@ static int emit(FILE *f, const void *user) {
     const char *kind = str(p.run, "kind") ? str(p.run, "kind") : "eager";
     const char *verdict = str(p.run, "verdict"), *dev = str(p.run, "device");
     const char *torch_v = str(p.from->actual, "torch");
-    char stmt[4 * SS_PYEXPR_LEN + 512], comment[600] = "";
-    ss_export_statement(iss->how.spelling, c, &iss->expr, stmt, sizeof stmt);
+    char stmt[4 * SS_PYEXPR_LEN + 512], comment[600] = "", sel[200] = "";
+    ss_export_statement(iss->how.spelling, c, p.two ? &iss->two : &iss->expr, stmt, sizeof stmt);
     for (char *s = stmt; *s; s++) if (*s == '\n') *s = ';';
-    if (nw > 0 && n <= 16) {
-        char *t = NULL;
-        size_t tl = 0;
-        FILE *g = open_memstream(&t, &tl);
-        if (g) {
-            values_list(g, c, want, nw);
-            if (!fclose(g) && tl < sizeof comment) snprintf(comment, sizeof comment, "%s", t);
-            free(t);
-        }
-    }
+    if (nw > 0 && n <= 16) expected_values(c, want, nw, comment, sizeof comment);
+    else if (p.two && ndiff > 0) diff_selection(c, want, got, n, sel, sizeof sel, comment, sizeof comment);
     /* title: the symptom in one line */
     char backend_how[96] = "", backend_what[128] = "";
     if (backend_call(kind)) {
@@ -404,7 +459,8 @@ static int emit(FILE *f, const void *user) {
                     : !strcmp(kind, "compile") ? "torch.compile writes wrong values"
                     : backend_how[0] ? backend_how : "eager PyTorch writes wrong values";
     if (verdict && !strcmp(verdict, "raised")) how = "torch.compile raises where eager runs";
-    fprintf(f, "# %s for `%.160s` (%s, %s", how, stmt, ss_dtype_name(c->dtype), dev ? dev : "cpu");
+    fprintf(f, "# %s for `%.160s`%s (%s, %s", how, stmt,
+            p.two ? " with `x` and `src` two inputs viewing one storage" : "", ss_dtype_name(c->dtype), dev ? dev : "cpu");
     if (ndiff > 0) fprintf(f, ": %ld of %" PRId64 " elements", ndiff, n);
     fputs(")\n\n", f);
     fprintf(f, "An in-place slice write whose source reads the same storage, `%.300s`, %s.\n", stmt,
@@ -415,14 +471,16 @@ static int emit(FILE *f, const void *user) {
             : backend_what[0] ? backend_what : "is wrong in eager mode");
     fputs("The expected values follow PyTorch's documented meaning: the right-hand side is read completely before "
           "any element is written (as if it were cloned).\n\n## Reproduce\n\n", f);
-    int lines = repro(f, iss, &p, in, src, comment);
+    int lines = repro(f, iss, &p, in, src, sel, comment);
     if (lines < 0) fputs("(the values do not fit a short repro: see the attached script)\n", f);
+    if (iss->two_inputs) which_form(f, &p);
     if (!p.reproduced)
         fputs("\nNote: this user-code form did **not** reproduce here; the exported script in the form the "
               "finding was made in does (see the releases below).\n", f);
     fputs("\n## Expected and actual\n\n", f);
     if (ndiff >= 0) {
-        fprintf(f, "`%s` after the call%s, torch %s on %s:\n\n", iss->expr.x, iss->expr.x_ndim > 1 ? " (flattened)" : "",
+        const ss_pyexpr *e = p.two ? &iss->based : &iss->expr;
+        fprintf(f, "`%s` after the call%s, torch %s on %s:\n\n", e->x, e->x_ndim > 1 ? " (flattened)" : "",
                 torch_v ? torch_v : "?", dev ? dev : "cpu");
         if (n <= SHOW_ALL_MAX) {
             fputs("```\nexpected: ", f);

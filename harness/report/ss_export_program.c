@@ -53,23 +53,49 @@ static void py_string(FILE *f, const char *s) {
     fputc('\'', f);
 }
 
-void ss_export_programs(FILE *f, const ss_case *c, const ss_pyexpr *e) {
-    static char text[7][4 * SS_PYEXPR_LEN + 512];
+/* One function per spelling, `def NAME<suffix>(a, b):` and the statement's lines; texts (may be NULL)
+ * keeps each statement. */
+static void spelling_functions(FILE *f, const ss_case *c, const ss_pyexpr *e, const char *suffix,
+                               char (*texts)[4 * SS_PYEXPR_LEN + 512]) {
+    static char one[4 * SS_PYEXPR_LEN + 512];
     char args[128];
     scatter_args(&c->op, args, sizeof args);
-    fputs("\n\n# The case as user code, one function per spelling (--spelling picks one).\n", f);
     for (int i = 0; ss_export_spellings[i]; i++) {
-        char fn[32];
+        char fn[32], *text = texts ? texts[i] : one;
         snprintf(fn, sizeof fn, "%s", ss_export_spellings[i]);
         for (char *p = fn; *p; p++) if (*p == '-') *p = '_';
-        statement(i, c, e, args, text[i], sizeof text[i]);
-        fprintf(f, "def %s(%s, %s):\n    ", fn, e->x, e->y);
-        for (const char *p = text[i]; *p; p++) {
+        statement(i, c, e, args, text, sizeof one);
+        fprintf(f, "def %s%s(%s, %s):\n    ", fn, suffix, e->x, e->y);
+        for (const char *p = text; *p; p++) {
             if (*p == '\n') fputs("\n    ", f);
             else fputc(*p, f);
         }
         fputs("\n\n\n", f);
     }
+}
+
+/* Form user-two-inputs: the line on x (the input view) and src as two arguments, the table of those
+ * functions, and the call's two views as user code indexes the storages (the --issue repro's call). */
+static void two_input_programs(FILE *f, const ss_case *c, const ss_pyexpr *e) {
+    ss_pyexpr two;
+    if (ss_pyexpr_two_inputs(c, &two)) return;   /* the script plans the case first: not reached */
+    fputs("# The case as user code with x (the input view) and src as two arguments (form user-two-inputs).\n", f);
+    spelling_functions(f, c, &two, "_two", NULL);
+    fputs("TWO_INPUT_SPELLINGS = {\n", f);
+    for (int i = 0; ss_export_spellings[i]; i++) {
+        char fn[32];
+        snprintf(fn, sizeof fn, "%s", ss_export_spellings[i]);
+        for (char *p = fn; *p; p++) if (*p == '-') *p = '_';
+        fprintf(f, "    '%s': %s_two,\n", ss_export_spellings[i], fn);
+    }
+    fprintf(f, "}\n\n\ndef user_views(%s, %s):\n    # the input view and src, indexed from the storages\n"
+            "    return %s, %s\n", e->x, e->y, e->target, e->rhs);
+}
+
+void ss_export_programs(FILE *f, const ss_case *c, const ss_pyexpr *e) {
+    static char text[7][4 * SS_PYEXPR_LEN + 512];
+    fputs("\n\n# The case as user code, one function per spelling (--spelling picks one).\n", f);
+    spelling_functions(f, c, e, "", text);
     fprintf(f, "def finish_scatter_return(%s, %s, out):\n    %s.copy_(out)\n\n\nPROGRAMS = {\n", e->x, e->y,
             e->target);
     for (int i = 0; ss_export_spellings[i]; i++) {
@@ -77,5 +103,6 @@ void ss_export_programs(FILE *f, const ss_case *c, const ss_pyexpr *e) {
         py_string(f, text[i]);
         fputs(",\n", f);
     }
-    fputs("}\n", f);
+    fputs("}\n\n\n", f);
+    two_input_programs(f, c, e);
 }

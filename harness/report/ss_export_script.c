@@ -19,7 +19,7 @@ extern const char ss_torch_program_py[];
  * the torch engine's modes, one word each; `all` is the first five (no -dynamic backends). */
 static const char *const mode_words[] = {"eager", "compile", "compile-dynamic", "aot-eager", "dynamo-eager",
                                          "aot-eager-dynamic", "dynamo-eager-dynamic", "all", NULL};
-static const char *const form_words[] = {"x-input", "storage-input", "two-inputs", "user", "all", NULL};
+static const char *const form_words[] = {"x-input", "storage-input", "two-inputs", "user", "user-two-inputs", "all", NULL};
 static const char *const device_words[] = {"cpu", "cuda", "all", NULL};
 
 static int in_list(const char *const *list, const char *w, size_t n) {
@@ -138,7 +138,9 @@ static void emit(FILE *f, const ss_case *c, const ss_plan *p, const uint8_t *in,
           "# it: eager; torch.compile(dynamic=False); torch.compile(dynamic=True) and the automatic\n"
           "# switch to dynamic shapes (a first call on another size); the backends aot_eager and eager\n"
           "# (modes aot-eager, dynamo-eager, and their -dynamic forms); in the engine's forms x-input,\n"
-          "# storage-input, two-inputs, or as user code (form user). One verdict line per run.\n"
+          "# storage-input, two-inputs, or as user code (form user: x the whole storage; form\n"
+          "# user-two-inputs: the input view and src, indexed from it, as two arguments).\n"
+          "# One verdict line per run.\n"
           "# Exit: the worst of 1 differ (or a compiled run raised where eager runs, or an invalid\n"
           "# case ran), 2 error, 3 refused (PyTorch's overlap check), 0 agree.\n"
           "# usage: python3 SCRIPT [--mode M] [--form F] [--device D] [--spelling S] [--stage]\n"

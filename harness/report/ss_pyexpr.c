@@ -394,13 +394,15 @@ static int spell_separate(const ss_case *c, const cJSON *py, ss_pyexpr *e) {
     return 0;
 }
 
-int ss_pyexpr_derive(const ss_case *c, ss_pyexpr *e) {
+/* xname NULL: meta.python's name or x. */
+static int derive(const ss_case *c, const char *xname, ss_pyexpr *e) {
     ss_plan p;
     if (ss_plan_build(&c->op, &p, NULL)) return -1;
     const ss_op *op = &c->op;
     const cJSON *py = c->meta ? cJSON_GetObjectItemCaseSensitive(c->meta, "python") : NULL;
     memset(e, 0, sizeof *e);
     name_of(py, "x", "x", e->x, sizeof e->x);
+    if (xname) snprintf(e->x, sizeof e->x, "%s", xname);
     name_of(py, "y", "y", e->y, sizeof e->y);
     if (!strcmp(e->x, e->y)) snprintf(e->y, sizeof e->y, "%s", strcmp(e->x, "y") ? "y" : "src");
     char sl[256];
@@ -422,6 +424,32 @@ int ss_pyexpr_derive(const ss_case *c, ss_pyexpr *e) {
     }
     e->exact = best_score == 2;
     if (!op->src_aliased) e->exact = spell_separate(c, py, e) && e->exact;
+    snprintf(e->line, sizeof e->line, "%s = %s", e->lhs, e->rhs);
+    return 0;
+}
+
+int ss_pyexpr_derive(const ss_case *c, ss_pyexpr *e) { return derive(c, NULL, e); }
+
+int ss_pyexpr_derive_named(const ss_case *c, const char *xname, ss_pyexpr *e) { return derive(c, xname, e); }
+
+int ss_pyexpr_two_inputs(const ss_case *c, ss_pyexpr *e) {
+    ss_plan p;
+    if (ss_plan_build(&c->op, &p, NULL)) return -1;
+    memset(e, 0, sizeof *e);
+    snprintf(e->x, sizeof e->x, "x");
+    snprintf(e->y, sizeof e->y, "src");
+    snprintf(e->target, sizeof e->target, "x");
+    snprintf(e->rhs, sizeof e->rhs, "src");
+    char sl[256];
+    slice_text(&c->op, sl, sizeof sl);
+    buf l = {e->lhs, sizeof e->lhs, 0};
+    put(&l, "x");
+    if (sl[0]) chain_subscript(&l, &c->op.input, p.dim, sl);
+    const size_t k = strlen(e->lhs);
+    if (k && e->lhs[k - 1] != ']') put(&l, "[:]");   /* assign into, never rebind */
+    e->x_ndim = c->op.input.ndim;
+    memcpy(e->x_shape, c->op.input.sizes, sizeof(int64_t) * (size_t)c->op.input.ndim);
+    e->exact = 1;
     snprintf(e->line, sizeof e->line, "%s = %s", e->lhs, e->rhs);
     return 0;
 }

@@ -41,5 +41,13 @@ typedef struct ss_pyexpr {
 /* Derive the expression of a case whose plan builds. 0, or -1 when the case
  * does not plan (nothing to express). */
 int ss_pyexpr_derive(const ss_case *c, ss_pyexpr *e);
+/* The same with the input storage named xname (a valid identifier the caller
+ * chose, e.g. "base" when x names a parameter), not meta.python's name. */
+int ss_pyexpr_derive_named(const ss_case *c, const char *xname, ss_pyexpr *e);
+/* The line with the input view and src as two tensors of their own, `x` and
+ * `src` (form user-two-inputs: two graph inputs): target "x", lhs the written
+ * slice of x alone ("x[:, :1]", "x[:]" for the whole view), rhs "src". 0, or
+ * -1 when the case does not plan. */
+int ss_pyexpr_two_inputs(const ss_case *c, ss_pyexpr *e);
 
 #endif

@@ -306,6 +306,20 @@ else fail "export: eager's refusal has exit 3 and its full message" "exit $rc: $
 "$py" "$tmp/shift-inner-dim.py" --mode eager --form x-input,user >"$tmp/o" 2>&1; rc=$?
 [ "$rc" = 1 ] && grep -q '^ssfuzz-export: eager on cpu: DIFFER' "$tmp/o" && grep -q '^ssfuzz-export: eager on cpu, user: DIFFER' "$tmp/o" &&
     pass "export --form x-input,user: one eager run per form, both DIFFER" || fail "export --form x-input,user" "exit $rc: $(cat "$tmp/o")"
+# Form user-two-inputs: the same line with x (the input view) and src, indexed from the storage,
+# as two arguments (what --issue's repro of a two-inputs finding writes); eager is wrong that way too.
+"$py" "$tmp/shift-inner-dim.py" --mode eager --form user,user-two-inputs >"$tmp/o" 2>&1; rc=$?
+if [ "$rc" = 1 ] && grep -q '^ssfuzz-export: eager on cpu, user: DIFFER' "$tmp/o" &&
+   grep -q '^ssfuzz-export: eager on cpu, user-two-inputs: DIFFER: input storage\[2\] (input index \[0, 2\]): expected 3.0' "$tmp/o" &&
+   grep -qx 'def setitem_two(x, src):' "$tmp/shift-inner-dim.py" && grep -qx '    x\[:, 1:\] = src' "$tmp/shift-inner-dim.py" &&
+   grep -qx '    return x, x\[:, :-1\]' "$tmp/shift-inner-dim.py"
+then pass "export --form user,user-two-inputs: x[:, 1:] = src on two views of the storage, eager DIFFER"
+else fail "export --form user-two-inputs" "exit $rc: $(cat "$tmp/o")"; fi
+"$py" "$tmp/shift-inner-dim.py" --mode eager --form user-two-input >"$tmp/o" 2>&1; rc=$?
+[ "$rc" = 2 ] && grep -q "unknown form 'user-two-input' (x-input, storage-input, two-inputs, user, user-two-inputs, all)" "$tmp/o" &&
+    pass "export script: an unknown form names the list, user-two-inputs in it (exit 2)" || fail "export script: unknown form" "exit $rc: $(cat "$tmp/o")"
+"$SSFUZZ" export --torch --form user-two-inputs corpus/shift-inner-dim.json >"$tmp/c.py" && grep -q "^FORM = 'user-two-inputs'$" "$tmp/c.py" &&
+    pass "export --form user-two-inputs: the script's default form" || fail "export --form user-two-inputs: the default form"
 # Spellings: the clone fixes the aliasing one; each spelling's program is the case's line.
 for s in setitem:1 setitem-clone:0 copy:1 scatter-copy:0 scatter-return:0 clone-scatter:0 index-put:; do
     "$py" "$tmp/shift-inner-dim.py" --spelling "${s%%:*}" --mode eager >"$tmp/o" 2>&1; rc=$?

@@ -62,8 +62,9 @@ grep -q '^ssfuzz-export: torch.compile, automatic switch on cpu, x-input (first 
 awk '/^```python$/{f=1; next} /^```$/{f=0} f' "$tmp/issue.md" >"$tmp/repro.py"
 n=$(grep -c . "$tmp/repro.py")
 if [ "$rc" = 0 ] && [ "$n" -ge 3 ] && [ "$n" -le 10 ] && grep -q 'first wrong stage \*\*inductor\*\*' "$tmp/issue.md" &&
+   grep -qx 'def f(x):' "$tmp/repro.py" && ! grep -q 'two-input' "$tmp/issue.md" &&
    grep -q '^| 2\.15\.[0-9].* | 1 | ' "$tmp/issue.md"
-then pass "export --issue: a $n-line repro, the stage (inductor), the release's verdicts"
+then pass "export --issue: a $n-line one-input repro (def f(x)), the stage (inductor), the release's verdicts"
 else fail "export --issue" "exit $rc, $n repro lines: $(cat "$tmp/e") $(head -20 "$tmp/issue.md")"; fi
 want=$(sed -n 's/.*# expected \(\[.*\]\)$/\1/p' "$tmp/repro.py")
 got=$("$cpy" "$tmp/repro.py" 2>/dev/null)
