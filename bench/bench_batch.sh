@@ -7,6 +7,7 @@
 #   BENCH_PYTHON  a python with torch.compile (default: the newest build/torch-*/bin/python)
 #   BENCH_TARGETS space-separated targets (default: torch:compile-cpu:setitem)
 #   BENCH_SECONDS per run (default 120); BENCH_BATCH the batched run's --batch (default: the target's)
+#   BENCH_KEEP    where each run's reproducers are kept (default build/bench-findings/RUN-SEED)
 set -u
 ssfuzz=${SSFUZZ:-build/ssfuzz}
 py=${BENCH_PYTHON:-$(ls -d build/torch-*/bin/python 2>/dev/null | sort -V | tail -1)}
@@ -23,6 +24,10 @@ run() {   # label seed [batch options]: one campaign, then its line
     local label=$1 s=$2; shift 2
     "$ssfuzz" --python "$py" fuzz "${args[@]}" --seed "$s" --time "$secs" -q -o "$out/$label" "$@" >"$out/$label.log" 2>&1
     grep '^finding' "$out/$label.log" | sed "s/^/  $label (seed $s): /"
+    if ls "$out/$label"/*-*.json >/dev/null 2>&1; then   # a finding outlives the bench's temporary directory
+        local keep=${BENCH_KEEP:-build/bench-findings}/$label-$s
+        mkdir -p "$keep" && cp "$out/$label"/*.json "$keep"/ && echo "  $label (seed $s): reproducers kept in $keep"
+    fi
     python3 - "$out/$label/summary.json" "$label" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
