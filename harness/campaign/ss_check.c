@@ -287,29 +287,42 @@ void ss_check_batch(ss_check_ctx *const *ctxs, const ss_plan *const *plans, cons
     }
 }
 
+/* t's sibling s rerun on the prepared case under t's schedule: 1 wrong (a
+ * finding's verdict), 0 right, -1 no answer (why in r). */
+static int rerun_on(ss_check_ctx *ctx, const ss_plan *plan, ss_run_status ref_status, const ss_target *t,
+                    const ss_target *s, const ss_run_opts *opts, ss_check_result *r) {
+    ss_run_opts o = {0, 1, 0};
+    if (opts) o = *opts;
+    const char *sched = ss_target_schedule(t, opts ? opts->schedule : 0);
+    o.schedule = sched ? ss_target_schedule_index(s, sched) : 0;
+    if (o.schedule < 0) o.schedule = 0;
+    ss_check_target(ctx, plan, ref_status, s, &o, r);
+    if (r->verdict == SS_AGREE || r->verdict == SS_FLAKY) return 0;
+    return r->verdict == SS_MISMATCH || r->verdict == SS_GUARD_WRITE || r->verdict == SS_RAISED ||
+                   r->verdict == SS_ACCEPTED_INVALID || r->verdict == SS_REJECTED_BY_TARGET
+               ? 1 : -1;
+}
+
 const char *ss_check_stage(ss_check_ctx *ctx, const ss_plan *plan, ss_run_status ref_status,
                            const ss_target *t, const ss_run_opts *opts, char *detail, size_t n) {
-    const ss_target *sib[4];
-    const char *names[4], *last = NULL;
+    const ss_target *sib[4], *base;
+    const char *names[4], *last = NULL, *base_name = NULL;
     const int k = t->engine->stages ? t->engine->stages(t, sib, names, &last, 4) : 0;
+    ss_check_result r;
     size_t used = 0;
     detail[0] = '\0';
+    base = t->engine->baseline ? t->engine->baseline(t, &base_name) : NULL;
+    if (base && rerun_on(ctx, plan, ref_status, t, base, opts, &r) == 1) {   /* right or silent: the stages decide */
+        snprintf(detail, n, "%s %s too: wrong before any compile", base->name, ss_verdict_name(r.verdict));
+        return base_name;
+    }
     for (int i = 0; i < k; i++) {
-        ss_run_opts o = {0, 1, 0};
-        if (opts) o = *opts;
-        const char *sched = ss_target_schedule(t, opts ? opts->schedule : 0);
-        o.schedule = sched ? ss_target_schedule_index(sib[i], sched) : 0;
-        if (o.schedule < 0) o.schedule = 0;
-        ss_check_result r;
-        ss_check_target(ctx, plan, ref_status, sib[i], &o, &r);
-        const int right = r.verdict == SS_AGREE || r.verdict == SS_FLAKY;
-        const int wrong = r.verdict == SS_MISMATCH || r.verdict == SS_GUARD_WRITE || r.verdict == SS_RAISED ||
-                          r.verdict == SS_ACCEPTED_INVALID || r.verdict == SS_REJECTED_BY_TARGET;
+        const int wrong = rerun_on(ctx, plan, ref_status, t, sib[i], opts, &r);
         if (used < n)
             used += (size_t)snprintf(detail + used, n - used, "%s%s %s", i ? ", " : "", sib[i]->name,
-                                     right ? "agrees" : ss_verdict_name(r.verdict));
-        if (wrong) return names[i];
-        if (!right) {
+                                     wrong == 0 ? "agrees" : ss_verdict_name(r.verdict));
+        if (wrong == 1) return names[i];
+        if (wrong < 0) {
             if (used < n) snprintf(detail + used, n - used, " (%.120s): stage unknown", r.why);
             return NULL;
         }

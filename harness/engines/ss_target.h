@@ -114,6 +114,11 @@ struct ss_engine {
      * no stages to tell apart (eager). The campaign judges the reruns. */
     int (*stages)(const ss_target *t, const ss_target **siblings, const char **names,
                   const char **last, int cap);
+    /* The behaviour t's pipeline starts from (torch: eager on t's device and
+     * spelling), rerun before the stages: wrong too, t only inherits its
+     * result, and the stage is *name; right or no answer (eager refusing the
+     * overlap), the stages decide. NULL: none. */
+    const ss_target *(*baseline)(const ss_target *t, const char **name);
     /* Process life: in a fuzz worker before its first case; in a campaign's
      * parent before it forks workers; at the end of a process or worker. */
     void (*enter_worker)(void);

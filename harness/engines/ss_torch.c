@@ -24,6 +24,7 @@ static ss_run_status torch_run_program(const ss_target *t, const ss_case *c, con
                                        ss_prog_actual *act, char *why, size_t why_len);
 static int torch_stages(const ss_target *t, const ss_target **siblings, const char **names,
                         const char **last, int cap);
+static const ss_target *torch_baseline(const ss_target *t, const char **name);
 static int torch_batch_limit(const ss_target *t);
 static void torch_run_batch(const ss_target *t, ss_batch_item *items, size_t n);
 
@@ -34,7 +35,7 @@ const ss_engine ss_torch_engine = {
     .name = "torch", .kind = "torch", .shared_state = 1, .meta_key = "torch",
     .large_per_mille = torch_large, .version = ss_torch_version,
     .meta_write = torch_meta_write, .meta_note = torch_meta_note, .runs_programs = torch_runs_programs, .run_program = torch_run_program,
-    .stages = torch_stages, .batch_limit = torch_batch_limit, .run_batch = torch_run_batch,
+    .stages = torch_stages, .baseline = torch_baseline, .batch_limit = torch_batch_limit, .run_batch = torch_run_batch,
     .before_fork = ss_torch_shutdown, .shutdown = ss_torch_shutdown,
 };
 
@@ -185,6 +186,18 @@ static int torch_stages(const ss_target *t, const ss_target **siblings, const ch
     }
     *last = b == 0 ? "inductor" : "aot";
     return n;
+}
+
+/* Eager on t's device, t's spelling: a compiled target wrong where eager is
+ * wrong the same way reproduces eager's own result (an overlapping copy eager
+ * does not refuse: #144861), not a compiler's bug. */
+static const ss_target *torch_baseline(const ss_target *t, const char **name) {
+    const int m = mode_of(t);
+    if (m < 0 || backend_of(m) < 0) return NULL;
+    const int e = mode_index(strstr(modes[m], "-cuda") ? "eager-cuda" : "eager-cpu");
+    if (e < 0) return NULL;
+    *name = "eager";
+    return &targets[(size_t)e * NSPELLINGS + (size_t)(t - targets) % NSPELLINGS];
 }
 
 /* A compiled program is a new compile per case whatever its size, and a large

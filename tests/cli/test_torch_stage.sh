@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Where a compiled finding is first wrong (docs/torch.md, "Where a compile bug
+# lives"): eager is rerun first, and a case eager gets wrong too is stage
+# `eager` (wrong before any compile: an overlapping copy eager does not
+# refuse); a case eager gets right goes on to dynamo-eager and aot-eager as
+# before (the two-input clone inductor drops: stage inductor).
+set -u
+. "$(dirname "$0")/lib/common.sh"
+
+py=""
+for cand in ${SSFUZZ_TORCH_PYTHONS:-build/torch-*/bin/python}; do
+    [ -x "$cand" ] && "$cand" -c 'import torch; assert hasattr(torch, "compile")' 2>/dev/null && { py=$cand; break; }
+done
+if [ -z "$py" ]; then echo "skip torch-stage: no venv with torch.compile (make torch-env; CI builds it)"; exit 0; fi
+ver=$("$py" -c 'import torch; print(torch.__version__)')
+
+# x[:, :] = src (no clone), x 3 rows after src in one int8 storage: eager copies
+# row by row over rows it has already written.
+cat >"$tmp/eager-wrong.json" <<'JSON'
+{"format": "ssfuzz-case", "version": 1, "dtype": "int8", "storage": {"numel": 40},
+ "input": {"offset": 12, "sizes": [5, 1], "strides": [4, 1]},
+ "src": {"storage": "input", "offset": 0, "sizes": [5, 1], "strides": [4, 1]},
+ "dim": 1, "start": null, "end": null, "step": 1, "fill": {"seed": 0}}
+JSON
+"$SSFUZZ" --python "$py" replay -t torch:compile-cpu:setitem --schedule two-inputs "$tmp/eager-wrong.json" >"$tmp/out" 2>&1; rc=$?
+[ "$rc" = 1 ] && grep -q "stage: eager (torch:eager-cpu:setitem mismatch too: wrong before any compile)$" "$tmp/out" &&
+    pass "torch $ver: a compiled mismatch eager shares is stage eager" || fail "stage eager" "exit $rc: $(tail -3 "$tmp/out")"
+"$SSFUZZ" --python "$py" replay -t torch:eager-cpu:setitem "$tmp/eager-wrong.json" >"$tmp/out" 2>&1; rc=$?
+[ "$rc" = 1 ] && grep -q "MISMATCH torch:eager-cpu:setitem" "$tmp/out" && ! grep -q "stage:" "$tmp/out" &&
+    pass "torch $ver: the eager target's own finding has no stage" || fail "eager finding, no stage" "exit $rc: $(tail -3 "$tmp/out")"
+"$SSFUZZ" --python "$py" replay -t torch:compile-cpu:setitem-clone corpus/torch-inductor-aliased-inputs-shift-clone.json >"$tmp/out" 2>&1; rc=$?
+if [ "$rc" = 0 ]; then
+    pass "torch $ver: the two-input clone is right here (fixed upstream): no stage to place"
+else
+    grep -q "stage: inductor (torch:dynamo-eager-cpu:setitem-clone agrees, torch:aot-eager-cpu:setitem-clone agrees)$" "$tmp/out" &&
+        pass "torch $ver: eager right, the stages decide: inductor" || fail "stage inductor after eager" "exit $rc: $(tail -3 "$tmp/out")"
+fi
