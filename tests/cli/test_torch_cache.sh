@@ -10,10 +10,7 @@
 set -u
 . "$(dirname "$0")/lib/common.sh"
 
-py=""
-for cand in ${SSFUZZ_TORCH_PYTHONS:-build/torch-*/bin/python}; do
-    [ -x "$cand" ] && "$cand" -c 'import torch; assert hasattr(torch, "compile")' 2>/dev/null && { py=$cand; break; }
-done
+py=$(compile_pythons | head -1)
 if [ -z "$py" ]; then echo "skip torch-cache: no venv with torch.compile (make torch-env; CI builds it)"; exit 0; fi
 ver=$("$py" -c 'import torch; print(torch.__version__)')
 target=torch:compile-cpu:setitem-clone

@@ -14,10 +14,7 @@ set -u
 case_two=corpus/torch-inductor-aliased-inputs-shift-clone.json
 repro_of() { awk '/^```python$/{f=1; next} /^```$/{f=0} f' "$1"; }
 
-pys=()
-for cand in ${SSFUZZ_TORCH_PYTHONS:-build/torch-*/bin/python}; do
-    [ -x "$cand" ] && "$cand" -c 'import torch, sys; sys.exit(0 if hasattr(torch, "compile") else 1)' 2>/dev/null && pys+=("$cand")
-done
+mapfile -t pys < <(compile_pythons)
 
 # Without torch.compile the script runs nothing in the case's mode: a clean report, no repro claimed.
 if /usr/bin/python3 -c 'import torch, sys; sys.exit(1 if hasattr(torch, "compile") else 0)' 2>/dev/null; then

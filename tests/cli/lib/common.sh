@@ -10,3 +10,9 @@ expect_rc() {   # name want cmd...: the command's exit code must be `want`
     "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
     if [ "$rc" = "$want" ]; then pass "$name"; else fail "$name" "exit $rc, expected $want; $(tail -3 "$tmp/err")"; fi
 }
+compile_pythons() {   # the pythons of SSFUZZ_TORCH_PYTHONS (default build/torch-*/bin/python) with torch.compile, a line each
+    local cand
+    for cand in ${SSFUZZ_TORCH_PYTHONS:-build/torch-*/bin/python}; do
+        [ -x "$cand" ] && "$cand" -c 'import torch, sys; sys.exit(0 if hasattr(torch, "compile") else 1)' 2>/dev/null && echo "$cand"
+    done
+}
