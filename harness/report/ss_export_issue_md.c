@@ -281,6 +281,9 @@ const char *ss_issue_stage_words(const char *stage) {
     if (!strcmp(stage, "aot"))
         return "**AOT autograd / functionalization**: the program agrees under `backend=\"eager\"` (dynamo's "
                "graph alone) and is already wrong under `backend=\"aot_eager\"`";
+    if (!strcmp(stage, "eager"))
+        return "**eager**: the program is already wrong without `torch.compile` (eager's own result on this "
+               "overlap); the compiled program reproduces it";
     if (!strcmp(stage, "dynamo")) return "**dynamo**: the program is already wrong under `backend=\"eager\"` (dynamo's graph alone)";
     return NULL;
 }

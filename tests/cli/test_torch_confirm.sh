@@ -118,9 +118,9 @@ awk '/^```python$/{f=1; next} /^```$/{f=0} f' "$tmp/dynamo.md" >"$tmp/drepro.py"
 want=$(sed -n 's/.*# expected \(\[.*\]\)$/\1/p' "$tmp/drepro.py")
 got=$("$cpy" "$tmp/drepro.py" 2>/dev/null)
 if [ "$rc" = 0 ] && grep -q '^# torch.compile(backend="eager") writes wrong values for `' "$tmp/dynamo.md" &&
-   grep -q '^@torch.compile(backend="eager", dynamic=False)$' "$tmp/drepro.py" && grep -q 'first wrong stage \*\*dynamo\*\*' "$tmp/dynamo.md" &&
+   grep -q '^@torch.compile(backend="eager", dynamic=False)$' "$tmp/drepro.py" && grep -q 'first wrong stage \*\*eager\*\*' "$tmp/dynamo.md" &&
    [ -n "$want" ] && [ -n "$got" ] && [ "$got" != "$want" ]
-then pass "export --issue of a dynamo-eager finding: the backend in the title and the repro, stage dynamo; the repro prints $got (expected $want)"
+then pass "export --issue of a dynamo-eager finding: the backend in the title and the repro, stage eager (eager is wrong too); the repro prints $got (expected $want)"
 else fail "export --issue of a dynamo-eager finding" "exit $rc, printed '$got', expected '$want': $(cat "$tmp/e") $(head -12 "$tmp/dynamo.md")"; fi
 
 # A program case (docs/programs.md): #198094 as a program. Its script is wrong under inductor

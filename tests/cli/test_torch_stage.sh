@@ -3,7 +3,8 @@
 # lives"): eager is rerun first, and a case eager gets wrong too is stage
 # `eager` (wrong before any compile: an overlapping copy eager does not
 # refuse); a case eager gets right goes on to dynamo-eager and aot-eager as
-# before (the two-input clone inductor drops: stage inductor).
+# before (the two-input clone inductor drops: stage inductor). The exported
+# script's --stage says the same.
 set -u
 . "$(dirname "$0")/lib/common.sh"
 
@@ -32,3 +33,8 @@ else
     grep -q "stage: inductor (torch:dynamo-eager-cpu:setitem-clone agrees, torch:aot-eager-cpu:setitem-clone agrees)$" "$tmp/out" &&
         pass "torch $ver: eager right, the stages decide: inductor" || fail "stage inductor after eager" "exit $rc: $(tail -3 "$tmp/out")"
 fi
+# The exported script places it the same way (--stage).
+"$SSFUZZ" export --torch "$tmp/eager-wrong.json" --mode compile-cpu --form two-inputs --spelling setitem -o "$tmp/ew.py" &&
+    "$py" "$tmp/ew.py" --stage >"$tmp/out" 2>&1; rc=$?
+[ "$rc" = 1 ] && grep -q "^ssfuzz-export: torch.compile(dynamic=False) on cpu, two-inputs: first wrong stage: eager (no compile wrong too)$" "$tmp/out" &&
+    pass "torch $ver: the exported script's --stage says eager too" || fail "script stage eager" "exit $rc: $(grep stage "$tmp/out" | tail -2)"
