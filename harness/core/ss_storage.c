@@ -21,14 +21,6 @@
 #define UNPOISON(p, n) ((void)(p), (void)(n))
 #endif
 
-/* Sets one guard band. Every check sets four to six bands and tests two to
- * four: for the default width the constant size lets the compiler emit a few
- * vector stores instead of a library call per band. */
-static void set_guard(uint8_t *p, size_t n) {
-    if (n == SS_GUARD_DEFAULT) memset(p, SS_GUARD_BYTE, SS_GUARD_DEFAULT);
-    else memset(p, SS_GUARD_BYTE, n);
-}
-
 /* Blocks this large ask for transparent huge pages. A large case walked
  * against its layout (a transposed copy, a strided slice) otherwise takes a
  * TLB miss per row it touches; with 2 MiB pages the whole block's
@@ -73,8 +65,7 @@ static int reserve_block(ss_storage *s, size_t bytes, size_t guard) {
 
 int ss_storage_reserve(ss_storage *s, size_t bytes, size_t guard) {
     if (reserve_block(s, bytes, guard)) return -1;
-    set_guard(s->base, guard);
-    set_guard(s->base + guard + bytes, guard);
+    ss_storage_set_guards(s);
     return 0;
 }
 
