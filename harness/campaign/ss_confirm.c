@@ -222,35 +222,37 @@ static void judge(const ss_confirm_spec *spec, const ss_script_run *run, double 
     snprintf(r->value, sizeof r->value, "no: %s (exit %d: %.240s)", what, run->exit_code, line);
 }
 
-/* One run of the script with inductor's cache at `cache`, judged into r; 0, or -1 when it could not start. */
+/* One run of the script with inductor's cache at `cache`, judged into r. The
+ * script's exit status (0: it agreed), or -1 when it did not exit: it could
+ * not start, timed out or died from a signal. */
 static int run_judged(const char *python, const char *script, double limit, const char *cache,
                       const ss_confirm_spec *spec, ss_confirm_result *r) {
     const char *args[] = {script, NULL};
     ss_script_run run;
-    const int rc = run_python(python, args, limit, cache, &run);
-    if (rc) {
+    int exit_code = -1;
+    if (run_python(python, args, limit, cache, &run)) {
         r->state = SS_CONFIRM_NO;
         snprintf(r->value, sizeof r->value, "no: %.300s", run.why);
     } else {
         judge(spec, &run, limit, r);
+        if (!run.timed_out && !run.signal) exit_code = run.exit_code;
     }
     ss_script_run_free(&run);
-    return rc;
+    return exit_code;
 }
 
-/* A script that agreed with an empty cache, run again with the worker's: a
- * failure only that cache gives (an entry loaded for inputs it was not
- * compiled for) is the cache's bug, confirmed as such. Eager runs compile
- * nothing and are not rerun. */
+/* A script that agreed with an empty cache (run_judged gave 0), run again
+ * with the worker's: a failure only that cache gives (an entry loaded for
+ * inputs it was not compiled for) is the cache's bug, confirmed as such.
+ * Eager runs compile nothing and are not rerun. */
 static void with_worker_cache(const char *python, const char *script, double limit, const ss_confirm_spec *spec,
                               ss_confirm_result *r) {
     char cache[2048];
     ss_confirm_result again;
-    if (r->state != SS_CONFIRM_NO || strncmp(r->value, "no: the script agreed", 21) || !strncmp(spec->mode, "eager", 5) ||
-        ss_torch_cache_dir(cache, sizeof cache))
-        return;
+    if (!strncmp(spec->mode, "eager", 5) || ss_torch_cache_dir(cache, sizeof cache)) return;
     memset(&again, 0, sizeof again);
-    if (run_judged(python, script, limit, cache, spec, &again) || again.state != SS_CONFIRM_YES) {
+    run_judged(python, script, limit, cache, spec, &again);
+    if (again.state != SS_CONFIRM_YES) {
         const size_t used = strlen(r->value);
         snprintf(r->value + used, sizeof r->value - used, "; also with the campaign's inductor cache");
         return;
@@ -295,7 +297,7 @@ void ss_confirm_case(const ss_case *c, const ss_confirm_spec *spec, const char *
     if (exporter(c, spec, script, &err)) {   /* nothing ran: not a verdict on the finding */
         r->state = SS_CONFIRM_NOT_TRIED;
         snprintf(r->value, sizeof r->value, "not tried: no script: %.100s: %.150s", err.field, err.msg);
-    } else if (run_judged(python, script, limit, cache, spec, r) == 0) {
+    } else if (run_judged(python, script, limit, cache, spec, r) == 0) {   /* agreed */
         with_worker_cache(python, script, limit, spec, r);
     }
     nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);   /* the script, and the cache it filled */
