@@ -4,7 +4,7 @@
 # `eager` (wrong before any compile: an overlapping copy eager does not
 # refuse); a case eager gets right goes on to dynamo-eager and aot-eager as
 # before (the two-input clone inductor drops: stage inductor). The exported
-# script's --stage says the same.
+# script's --stage says the same, for a statement and for a program.
 set -u
 . "$(dirname "$0")/lib/common.sh"
 
@@ -38,3 +38,13 @@ fi
     "$py" "$tmp/ew.py" --stage >"$tmp/out" 2>&1; rc=$?
 [ "$rc" = 1 ] && grep -q "^ssfuzz-export: torch.compile(dynamic=False) on cpu, two-inputs: first wrong stage: eager (no compile wrong too)$" "$tmp/out" &&
     pass "torch $ver: the exported script's --stage says eager too" || fail "script stage eager" "exit $rc: $(grep stage "$tmp/out" | tail -2)"
+# A program eager gets wrong (corpus: slice_scatter of an overlapping input): the
+# program script's --stage reruns without compile first too.
+"$SSFUZZ" export --torch corpus/torch-program-eager-scatter-overlapping-input.json --mode compile-cpu -o "$tmp/pe.py" &&
+    "$py" "$tmp/pe.py" --stage >"$tmp/out" 2>&1; rc=$?
+if [ "$rc" = 0 ]; then
+    pass "torch $ver: the overlapping-input program is right here (fixed upstream): no stage to place"
+else
+    [ "$rc" = 1 ] && grep -q "^ssfuzz-export: torch.compile(dynamic=False) on cpu: first wrong stage: eager (no compile wrong too)$" "$tmp/out" &&
+        pass "torch $ver: the program script's --stage says eager" || fail "program script stage eager" "exit $rc: $(grep stage "$tmp/out" | tail -2)"
+fi

@@ -217,6 +217,11 @@ def test_compile():
         report("stage_of puts #198094 in inductor on torch 2.15", stage == "inductor", str(checks))
     else:
         print("skip stage_of #198094 verdict: measured on torch 2.15 only (this is %s)" % torch.__version__)
+    # An expectation no run meets (as when eager itself is wrong): the
+    # uncompiled run is judged first and no backend is compiled.
+    stage, checks = sp.stage_of(torch, sp.build(torch, source), inputs, lambda o: False)
+    report("stage_of names eager when the run without compile is wrong", stage == "eager" and
+           checks == [("none", False, None)], "%s %s" % (stage, checks))
 
 
 def main():
