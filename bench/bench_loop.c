@@ -17,6 +17,7 @@ typedef struct bench_opts {
     int64_t max_numel;
     const char *target, *schedule, *export_path;
     uint64_t export_cases;
+    int check_only;   /* --check-only: the CPU-time line of the batched loop alone (a pair's C side) */
 } bench_opts;
 
 static double now_s(void) {
@@ -36,7 +37,8 @@ static double cpu_s(void) {
 
 static void usage(FILE *f) {
     fprintf(f, "usage: bench_loop [--cases N] [--seed S] [--max-numel N] [--target T] [--schedule S] [--plugin SO]\n"
-               "                  [--export N FILE]   (write the first N cases as JSON lines and exit)\n");
+               "                  [--export N FILE]   (write the first N cases as JSON lines and exit)\n"
+               "                  [--check-only]      (only the loop without generation, its CPU-time line)\n");
 }
 
 static int parse_args(int argc, char **argv, bench_opts *o) {
@@ -48,6 +50,7 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
         else if (!strcmp(a, "--max-numel") && more) o->max_numel = strtoll(argv[++i], NULL, 10);
         else if (!strcmp(a, "--target") && more) o->target = argv[++i];
         else if (!strcmp(a, "--schedule") && more) o->schedule = argv[++i];
+        else if (!strcmp(a, "--check-only")) o->check_only = 1;
         else if (!strcmp(a, "--plugin") && more) {
             ss_error err;
             if (ss_plugin_load(argv[++i], ss_target_find, &err)) {
@@ -131,8 +134,14 @@ static double check_cases(ss_check_ctx *ctx, const ss_case *cases, uint64_t n, c
     return now_s() - t0;
 }
 
+/* The figure the PyTorch peer's ratio is taken against (bench/peer_torch.py reads this line). */
+static void print_cpu_line(double cpu, uint64_t n) {
+    printf("c loop without generation, batches of %d, CPU time: best of %d: %.3f s, %.0f cases/s\n", BATCH, ROUNDS,
+           cpu, cpu > 0 ? (double)n / cpu : 0.0);
+}
+
 int main(int argc, char **argv) {
-    bench_opts o = {200000, 1, 4096, "emu:reinplace", "forward", NULL, 0};
+    bench_opts o = {200000, 1, 4096, "emu:reinplace", "forward", NULL, 0, 0};
     if (parse_args(argc, argv, &o) != 0) { usage(stderr); return 2; }
     if (o.export_path) return export_cases(&o);
 
@@ -153,7 +162,7 @@ int main(int argc, char **argv) {
     ss_plan plan;
     ss_error err;
     const double t0 = now_s();
-    for (uint64_t i = 0; i < o.cases; i++) {
+    for (uint64_t i = 0; i < (o.check_only ? 0 : o.cases); i++) {
         if (ss_gen_case(&cfg, o.seed, i, &c, NULL) != 0) { fprintf(stderr, "out of memory\n"); return 1; }
         ss_run_status ref;
         ss_check_result res;
@@ -206,6 +215,13 @@ int main(int argc, char **argv) {
         if (!timed && g < secs_gen) secs_gen = g;
     }
     free(bat);
+    if (o.check_only) {
+        for (uint64_t i = 0; i < n_pre; i++) ss_case_free(&pre[i]);
+        free(pre);
+        ss_check_ctx_free(&ctx);
+        print_cpu_line(cpu_batched, n_pre);
+        return 0;
+    }
     /* The target's run alone (no reference, no compare): what a plugin call
      * costs beside a built-in target on the same cases. Storages are reset
      * from the initial fill outside the timed call. */
@@ -237,8 +253,7 @@ int main(int argc, char **argv) {
     printf("c loop without generation, %llu cases generated in batches of %d: best of %d: %.3f s, %.0f cases/s "
            "(generation apart: %.3f s, %.0f ns a case)\n", (unsigned long long)n_pre, BATCH, ROUNDS, secs_batched,
            secs_batched > 0 ? (double)n_pre / secs_batched : 0.0, secs_gen, secs_gen * per);
-    printf("c loop without generation, batches of %d, CPU time: best of %d: %.3f s, %.0f cases/s\n", BATCH, ROUNDS,
-           cpu_batched, cpu_batched > 0 ? (double)n_pre / cpu_batched : 0.0);
+    print_cpu_line(cpu_batched, n_pre);
     printf("c loop without generation, the %llu cases all held in memory first (this bench before): best of %d: "
            "%.3f s, %.0f cases/s\n", (unsigned long long)n_pre, ROUNDS, secs_held, secs_held > 0 ? (double)n_pre / secs_held : 0.0);
     const double ns_check = 1e9 * (ph.plan + ph.prepare + ph.target) / (double)(n_pre ? n_pre : 1);

@@ -17,5 +17,8 @@ if ! "$py" -c 'import torch' 2>/dev/null; then
     echo "torch loop: skipped: $py cannot import torch (set TORCH_PYTHON)"
     exit 0
 fi
+# The verdict: BENCH_PAIRS interleaved pairs (one C measurement, one PyTorch one), a
+# ratio per pair by CPU time, judged on their median (the lines before it are one
+# measurement of each side, a minute apart).
 "$py" bench/peer_torch.py "$dir/cases.jsonl" --c-rate "$rate" --c-rate-nogen "$rate_nogen" --c-rate-held "$rate_held" \
-    --c-rate-cpu "$rate_cpu"
+    --c-rate-cpu "$rate_cpu" --pairs "${BENCH_PAIRS:-9}" --c-cmd "$dir/bench_loop --cases 100000 --seed 1 --check-only"
