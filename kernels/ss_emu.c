@@ -244,6 +244,43 @@ static void copy_sequential(const ss_klaunch *L, const uint8_t *src, uint8_t *ds
     }
 }
 
+/* The dim an order-free COPY launch (L->indep) walks innermost: one
+ * contiguous in both views (each run then one block move), else the
+ * longest (fewer runs, each with copy_runs' fixed cost: a launch of two or
+ * more dims has runs of ten items on average in fuzzing's cases). -1: the
+ * launch's own innermost dim is that dim already. */
+static int best_inner(const ss_klaunch *L) {
+    const int in = L->ndim - 1;
+    if (L->src_strides[in] == 1 && L->dst_strides[in] == 1) return -1;
+    int best = in;
+    for (int d = 0; d < in; d++) {
+        if (L->src_strides[d] == 1 && L->dst_strides[d] == 1) return d;
+        if (L->sizes[d] > L->sizes[best]) best = d;
+    }
+    return best == in ? -1 : best;
+}
+
+/* An order-free COPY launch: no store reaches a load or another store, so
+ * any order of its items gives the forward result (as the tiled path
+ * relies on too); walked with best_inner's dim innermost. */
+static void copy_any_order(const ss_klaunch *L, const uint8_t *src, uint8_t *dst) {
+    const int in = L->ndim - 1, b = in > 0 ? best_inner(L) : -1;
+    if (b < 0) { copy_sequential(L, src, dst, 0); return; }
+    ss_klaunch R;   /* what copy_runs reads: L with dims b and in swapped */
+    R.elem = L->elem;
+    R.ndim = L->ndim;
+    R.n = L->n;
+    R.src_off = L->src_off;
+    R.dst_off = L->dst_off;
+    for (int d = 0; d <= in; d++) {
+        const int from = d == b ? in : d == in ? b : d;
+        R.sizes[d] = L->sizes[from];
+        R.src_strides[d] = L->src_strides[from];
+        R.dst_strides[d] = L->dst_strides[from];
+    }
+    copy_sequential(&R, src, dst, 0);
+}
+
 /* COPY in one wave: every load into `vals`, then every store. */
 static void copy_lockstep(const ss_klaunch *L, const uint8_t *src, uint8_t *dst, uint8_t *vals) {
     runs r;
@@ -354,6 +391,7 @@ static int run_launch(const ss_klaunch *L, uint8_t *const bufs[SS_KB_COUNT], ss_
     if (L->indep) {
         sched = SS_SCHED_FORWARD;
         if (copy && ss_emu_tile_worth(L) && ss_emu_copy_transposed(L, src, dst)) return 0;
+        if (copy) { copy_any_order(L, src, dst); return 0; }
     }
     switch (sched) {
     case SS_SCHED_FORWARD:

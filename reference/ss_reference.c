@@ -157,6 +157,27 @@ static inline __attribute__((always_inline)) void copy_runs(uint8_t *d, const ui
     }
 }
 
+/* Puts innermost the dim copy_runs walks best: one contiguous in both views
+ * (each run then one block copy), else the longest (fewer runs, each with
+ * the loop's fixed cost: runs of multi-dim cases are ten items on average).
+ * Any order of the elements will do: dst and src share none. */
+static void walk_best_inner(pair_layout *L) {
+    const int in = L->ndim - 1;
+    if (in < 1 || (L->dst_st[in] == 1 && L->src_st[in] == 1)) return;
+    int best = in;
+    for (int d = 0; d < in; d++) {
+        if (L->dst_st[d] == 1 && L->src_st[d] == 1) { best = d; break; }
+        if (L->sizes[d] > L->sizes[best]) best = d;
+    }
+    const int64_t size = L->sizes[best], dst_st = L->dst_st[best], src_st = L->src_st[best];
+    L->sizes[best] = L->sizes[in];
+    L->dst_st[best] = L->dst_st[in];
+    L->src_st[best] = L->src_st[in];
+    L->sizes[in] = size;
+    L->dst_st[in] = dst_st;
+    L->src_st[in] = src_st;
+}
+
 /* dst[idx] = src[idx] for every logical index; dst and src must not share
  * elements (the caller snapshots when they could). numel: dst's (the plan's
  * slice_numel; the caller has it). */
@@ -175,6 +196,7 @@ static void copy_view(uint8_t *dst_base, const ss_view *dst, const uint8_t *src_
                       ((L.dst_st[inner] == 1 && L.src_st[inner - 1] == 1) ||
                        (L.src_st[inner] == 1 && L.dst_st[inner - 1] == 1));
     if (!tiled) {
+        walk_best_inner(&L);
         switch (es) {   /* fixed sizes let the compiler emit single moves */
         case 1: copy_runs(d, s, &L, 1); return;
         case 2: copy_runs(d, s, &L, 2); return;
