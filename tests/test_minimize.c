@@ -235,12 +235,66 @@ static void test_budget_and_floor(void **state) {
     ss_case_free(&c);
 }
 
+/* A compiler stand-in that raises where eager runs: one exception on storages of
+ * 6 elements or more, another below. */
+static ss_run_status raising_run(const ss_target *t, const ss_plan *p, ss_storage *in, ss_storage *src,
+                                 const ss_run_opts *o, char *why, size_t n) {
+    (void)t; (void)in; (void)src; (void)o;
+    if (p->op.input_storage_numel >= 6)
+        snprintf(why, n, "compiled raises AssertionError: incorrect out shape %lld; eager runs it",
+                 (long long)p->op.input_storage_numel);
+    else
+        snprintf(why, n, "compiled raises KeyError: small; eager runs it");
+    return SS_RUN_RAISED;
+}
+static const ss_target raising = {"test:raising", &test_engine, "raising", 1, 0, NULL, 0, NULL, raising_run};
+
+/* A raised finding minimizes to a case that raises the same exception (its
+ * numbers may change), never into another exception of a smaller case. */
+static void test_raise_kept(void **state) {
+    (void)state;
+    ss_case c;
+    ss_case_init(&c);
+    c.dtype = SS_UINT8;
+    c.op.elem_size = 1;
+    c.op.input_storage_numel = 40;
+    c.op.src_storage_numel = 10;
+    c.op.input = (ss_view){0, 1, {40}, {1}};
+    c.op.src = (ss_view){0, 1, {10}, {1}};
+    c.op.dim = 0;
+    c.op.has_start = c.op.has_end = 1;
+    c.op.start = 5;
+    c.op.end = 15;
+    c.op.step = 1;
+    ss_check_ctx ctx;
+    ss_check_ctx_init(&ctx);
+    ss_min_target p;
+    memset(&p, 0, sizeof p);
+    p.ctx = &ctx;
+    p.target = &raising;
+    p.opts = (ss_run_opts){SS_SCHED_FORWARD, 1, 0};
+    p.want = SS_RAISED;
+    ss_plan plan;
+    assert_int_equal(ss_plan_build(&c.op, &plan, NULL), 0);
+    assert_int_equal(ss_min_target_pred(&c, &plan, &p), 1);   /* p.last: the failure found */
+    ss_min_stats st;
+    char detail[512];
+    const ss_min_opts mo = {0, 60, 0, NULL};
+    assert_int_equal(ss_min_target_run(&c, &mo, &p, &st, detail, sizeof detail), 0);
+    assert_string_equal(p.raise, "AssertionError: incorrect out shape # / eager runs");
+    assert_int_equal(c.op.input_storage_numel, 6);   /* the smallest that raises it */
+    assert_non_null(strstr(detail, "AssertionError: incorrect out shape 6"));
+    ss_case_free(&c);
+    ss_check_ctx_free(&ctx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_generated_failures),
         cmocka_unit_test(test_explicit_values),
         cmocka_unit_test(test_emu_mutants),
         cmocka_unit_test(test_budget_and_floor),
+        cmocka_unit_test(test_raise_kept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -72,6 +72,56 @@ static ss_case small_alias_case(void) {
     return c;
 }
 
+/* A raise's key: the exception's type and four words, numbers as '#'. */
+static void test_raise_key(void **state) {
+    (void)state;
+    char k[64];
+    ss_raise_key("compiled raises AssertionError: incorrect out shape after application of ViewMeta sequence: "
+                 "(31,) (actual) vs (27,) (expected); eager runs it", k, sizeof k);
+    assert_string_equal(k, "AssertionError: incorrect out shape after / eager runs");
+    /* eager refusing the same case: another key */
+    char k2[64];
+    ss_raise_key("compiled raises AssertionError: incorrect out shape after application of ViewMeta sequence: "
+                 "(3,) (actual) vs (2,) (expected); eager raises RuntimeError: unsupported operation: some", k2,
+                 sizeof k2);
+    assert_string_equal(k2, "AssertionError: incorrect out shape after / eager RuntimeError:");
+    /* the numbers of a smaller case do not make another key */
+    ss_raise_key("compiled raises RuntimeError: expected size 70==100, stride 1==1; eager runs it", k, sizeof k);
+    ss_raise_key("compiled raises RuntimeError: expected size 3==5, stride 1==1; eager runs it", k2, sizeof k2);
+    assert_string_equal(k, "RuntimeError: expected size #==#, stride / eager runs");
+    assert_string_equal(k, k2);
+    ss_raise_key("compiled raises TorchRuntimeError: RuntimeError when making fake tensor call; eager runs it", k2,
+                 sizeof k2);
+    assert_string_equal(k2, "TorchRuntimeError: RuntimeError when making fake / eager runs");
+    /* no "raises": the reason's own first words; '|' never reaches a key; short buffers cut */
+    ss_raise_key("ValueError: a|b  c", k, sizeof k);
+    assert_string_equal(k, "ValueError: a/b c");
+    ss_raise_key("compiled raises X", k, 4);
+    assert_string_equal(k, "X");
+    ss_raise_key("", k, sizeof k);
+    assert_string_equal(k, "");
+    ss_raise_key(NULL, k, sizeof k);
+    assert_string_equal(k, "");
+    ss_raise_key("compiled raises LongNameError: x", k, 5);
+    assert_string_equal(k, "Long");   /* n - 1 bytes */
+    /* a raised finding's dedup key ends with it: two exceptions, two files */
+    ss_case c = small_alias_case();
+    ss_finding f = {.kind = "raised", .target = ss_target_find("emu:reinplace"),
+                    .detail = "compiled raises AssertionError: incorrect out shape after application; eager runs it"};
+    char key[256], name[256], name2[256];
+    ss_report_key(&c, &f, key, sizeof key);
+    assert_string_equal(key, "raised|emu:reinplace||overlap|AssertionError: incorrect out shape after / eager runs");
+    ss_report_name(&c, &f, 0, name, sizeof name);
+    f.detail = "compiled raises TorchRuntimeError: RuntimeError when making fake tensor call; eager runs it";
+    ss_report_name(&c, &f, 0, name2, sizeof name2);
+    assert_string_not_equal(name, name2);
+    /* a mismatch's detail is no exception: its key is as before */
+    f.kind = "mismatch";
+    ss_report_key(&c, &f, key, sizeof key);
+    assert_string_equal(key, "mismatch|emu:reinplace||overlap");
+    ss_case_free(&c);
+}
+
 static void test_name_and_key(void **state) {
     (void)state;
     ss_case c = small_alias_case();
@@ -234,6 +284,7 @@ static void test_summary(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_name_and_key),
+        cmocka_unit_test(test_raise_key),
         cmocka_unit_test_setup_teardown(test_round_trip_and_dedup, setup, teardown),
         cmocka_unit_test(test_unwritable),
         cmocka_unit_test_setup_teardown(test_summary, setup, teardown),

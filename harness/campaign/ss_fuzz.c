@@ -144,7 +144,8 @@ static void engine_clock(void *user, double budget_s) {
 }
 
 /* 1 when the bug class (kind, target, schedule, overlap; with --keep-variants also
- * rank and dtype) was seen before: only counted, not minimized again. */
+ * rank and dtype; for a raise, its exception) was seen before: only counted, not
+ * minimized again. */
 static int seen_before(fz_worker_state *w, uint64_t key) {
     key |= 1;
     for (size_t i = 0, h = key % 1024; i < 1024; i++, h = (h + 1) % 1024) {
@@ -200,6 +201,11 @@ static void on_finding(fz_worker_state *w, const ss_case *c0, const ss_plan *pla
              ss_overlap_class(plan->internal_overlap, plan->overlap));
     if (cfg->keep_variants)
         snprintf(cls + strlen(cls), sizeof cls - strlen(cls), "|%d|%d", plan->op.input.ndim, (int)c0->dtype);
+    if (res->verdict == SS_RAISED) {   /* another exception is another bug (ss_raise_key) */
+        char raise[64];
+        ss_raise_key(res->why, raise, sizeof raise);
+        snprintf(cls + strlen(cls), sizeof cls - strlen(cls), "|%s", raise);
+    }
     uint64_t key = 14695981039346656037ull;   /* FNV-1a 64 */
     for (const char *p = cls; *p; p++) key = (key ^ (uint8_t)*p) * 1099511628211ull;
     if (seen_before(w, key)) {
@@ -209,7 +215,7 @@ static void on_finding(fz_worker_state *w, const ss_case *c0, const ss_plan *pla
     STORE(w->slot->verdict, (int)res->verdict);
     STORE(w->slot->phase, 2);
     ss_case m;
-    ss_min_target p = {&w->mctx, t, *ro, res->verdict, *res, restart_clock, w};
+    ss_min_target p = {&w->mctx, t, *ro, res->verdict, *res, restart_clock, w, ""};
     ss_min_stats st = {0};
     char path[1024] = "", line[1536], detail[512] = "", bug[160];
     ss_error err;

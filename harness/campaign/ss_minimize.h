@@ -75,7 +75,7 @@ int64_t ss_min_program_size(const ss_program *p, int64_t *params);
 int64_t ss_min_numel(const ss_case *c);
 
 /* The usual signature: `target` under `opts` still gives verdict `want`
- * against the reference. ctx is reused across calls; `last` holds the latest
+ * against the reference (a raise: the same exception, ss_raise_key). ctx is reused across calls; `last` holds the latest
  * check; on_step (optional) runs before each check (a campaign restarts its
  * per-case clock there). */
 typedef struct ss_min_target {
@@ -86,13 +86,16 @@ typedef struct ss_min_target {
     ss_check_result last;
     void (*on_step)(void *step_user);
     void *step_user;
+    char raise[64];            /* want SS_RAISED: the exception kept (ss_raise_key), set by
+                                  ss_min_target_run from `last` */
 } ss_min_target;
 
 /* ss_min_pred for an ss_min_target passed as `user`. */
 int ss_min_target_pred(const ss_case *c, const ss_plan *plan, void *user);
 
-/* Minimize c for p's signature, then re-check the result and describe its
- * failure in detail[] (the first difference, or the target's reason).
+/* Minimize c for p's signature (p->last: the failure found), then re-check the
+ * result and describe its failure in detail[] (the first difference, or the
+ * target's reason).
  * Returns ss_minimize's result. */
 int ss_min_target_run(ss_case *c, const ss_min_opts *opts, ss_min_target *p, ss_min_stats *stats,
                       char *detail, size_t detail_len);

@@ -57,16 +57,66 @@ static const char *batch_suffix(const ss_case *c, const char *sep) {
     return out;
 }
 
+enum { RAISE_WORDS = 5 };   /* the type and four words: "AssertionError: incorrect out shape after" */
+
+/* Up to `words` words of s (to its ';') onto out[o..]: numbers as one '#',
+ * '|' as '/', runs of spaces as one. Returns the new length. */
+static size_t key_words(const char *s, int words, char *out, size_t o, size_t n) {
+    int done = 0;
+    for (; *s && *s != ';' && o + 1 < n; s++) {
+        if (*s == ' ') {
+            if (o && out[o - 1] != ' ' && ++done == words) break;
+            if (o && out[o - 1] != ' ') out[o++] = ' ';
+            continue;
+        }
+        const int digit = *s >= '0' && *s <= '9';
+        if (digit && o && out[o - 1] == '#') continue;   /* a number is one '#', whatever its length */
+        out[o++] = digit ? '#' : *s == '|' ? '/' : *s;
+    }
+    while (o && out[o - 1] == ' ') o--;
+    out[o] = 0;
+    return o;
+}
+
+void ss_raise_key(const char *why, char *out, size_t n) {
+    if (!n) return;
+    out[0] = 0;
+    if (!why) return;
+    const char *at = strstr(why, "raises ");
+    const char *raise = at ? at + 7 : why;
+    size_t o = key_words(raise, RAISE_WORDS, out, 0, n);
+    /* what eager did beside it ("eager runs it", "eager raises T: ..."): a
+     * compiled assertion where eager refuses the case is another bug than
+     * where eager runs it */
+    const char *eager = strstr(raise, "; eager ");
+    if (!eager || o + 10 >= n) return;
+    eager += 8;
+    memcpy(out + o, " / eager ", 10);
+    key_words(strncmp(eager, "raises ", 7) ? eager : eager + 7, 1, out, o + 9, n);
+}
+
+/* "|raise key" for a raised finding (its detail is the target's reason), else "". */
+static void raise_suffix(const ss_finding *f, char *out, size_t n) {
+    out[0] = 0;
+    if (strcmp(f->kind, "raised") || !f->detail || n < 2) return;
+    ss_raise_key(f->detail, out + 1, n - 1);
+    if (out[1]) out[0] = '|';
+}
+
 void ss_report_key(const ss_case *c, const ss_finding *f, char *key, size_t key_len) {
-    snprintf(key, key_len, "%s|%s|%s|%s%s", f->kind, f->target->name, ss_schedule_class(f->schedule),
-             ss_report_overlap_class(c), batch_suffix(c, "|"));
+    char raise[64];   /* the key fits the 160 bytes every dedup key gets */
+    raise_suffix(f, raise, sizeof raise);
+    snprintf(key, key_len, "%s|%s|%s|%s%s%s", f->kind, f->target->name, ss_schedule_class(f->schedule),
+             ss_report_overlap_class(c), batch_suffix(c, "|"), raise);
 }
 
 /* The bug's key plus the shape (rank, dtype): one file per shape with --keep-variants. */
 static void variant_key(const ss_case *c, const ss_finding *f, char *key, size_t key_len) {
     const char *dt = (unsigned)c->dtype < SS_DTYPE_COUNT ? dtype_short[c->dtype] : "x";
-    snprintf(key, key_len, "%s|%s|%s|%dd|%s|%s%s", f->kind, f->target->name, ss_schedule_class(f->schedule),
-             c->op.input.ndim, dt, ss_report_overlap_class(c), batch_suffix(c, "|"));
+    char raise[64];   /* the key fits the 160 bytes every dedup key gets */
+    raise_suffix(f, raise, sizeof raise);
+    snprintf(key, key_len, "%s|%s|%s|%dd|%s|%s%s%s", f->kind, f->target->name, ss_schedule_class(f->schedule),
+             c->op.input.ndim, dt, ss_report_overlap_class(c), batch_suffix(c, "|"), raise);
 }
 
 /* Copies s keeping [A-Za-z0-9.-], mapping anything else to '_' (or '-' for a space). */

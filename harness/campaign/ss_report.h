@@ -37,11 +37,21 @@ typedef struct ss_finding {
 } ss_finding;
 
 /* The bug's dedup key "kind|target|schedule class|overlap class" (meta.dedup_key;
- * schedule class: ss_schedule_class) and the file name
+ * schedule class: ss_schedule_class; a "raised" finding's ends "|raise key",
+ * ss_raise_key of f->detail) and the file name
  * "kind-target[-schedule class]-overlap class-HASH8.json", or with `variants`
  * "kind-target[-schedule class]-Nd-dtype-overlap class-HASH8.json" (file-name safe
  * characters). */
 void ss_report_key(const ss_case *c, const ss_finding *f, char *key, size_t key_len);
+/* What tells one raise from another: the exception's type and the first words
+ * of its message (digits as '#', '|' as '/'), and what eager did, from a
+ * target's reason ("compiled raises AssertionError: incorrect out shape after
+ * ...; eager runs it" gives "AssertionError: incorrect out shape after / eager
+ * runs"; "...; eager raises RuntimeError: ..." ends "/ eager RuntimeError:"),
+ * cut to n - 1 bytes; "" when why is empty. A
+ * "raised" finding's dedup key ends with it (after '|'), and its minimization
+ * keeps it: two exceptions are two bugs, not one signature "raised". */
+void ss_raise_key(const char *why, char *out, size_t n);
 void ss_report_name(const ss_case *c, const ss_finding *f, int variants, char *name, size_t name_len);
 /* The overlap class of the dedup key: "overlap" (src shares elements with the
  * written slice: same-view, partial), "no-overlap" (separate, disjoint,
