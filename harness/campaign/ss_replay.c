@@ -128,22 +128,37 @@ static void print_stage(ss_replay_ctx *rc, const char *label, const ss_target *t
 /* The two report streams of one case: results (stdout) and diagnostics (stderr). */
 typedef struct streams { FILE *out, *diag; } streams;
 
+/* Says a batch that cannot run, once per case (not again under each schedule). */
+static void batch_unusable(const char *label, const ss_target *t, const ss_replay_case_result *r, const ss_error *err,
+                           const streams *io) {
+    int said = 0;
+    for (size_t i = 0; i + 1 < r->runs; i++) said |= r->run[i].target == t;
+    if (!said) fprintf(io->diag, "%s: %s: %s; run alone\n", label, err->field, err->msg);
+}
+
 /* A failure found only inside a batch (meta.batch) replays inside that
  * batch on the target that found it, when that target runs batches: 1 when
- * it ran so (run->res filled, said in one line), 0 to run it alone. A batch
- * that does not load is said, and the case runs alone. */
+ * it ran so (run->res filled, said in one line), 0 to run it alone. The
+ * target is meta.batch.target when given (a corpus case names it there and
+ * leaves meta.target out, so that replaying the corpus runs its default
+ * targets), else meta.target. A batch that does not load is said, and the
+ * case runs alone. */
 static int in_batch(ss_replay_ctx *rc, const char *label, const ss_target *t, const ss_run_opts *ro,
                     ss_replay_case_result *r, ss_replay_run *run, const streams *io) {
-    const cJSON *target = rc->c.meta ? cJSON_GetObjectItemCaseSensitive(rc->c.meta, "target") : NULL;
-    if (!rc->c.meta || !cJSON_GetObjectItemCaseSensitive(rc->c.meta, "batch") || !cJSON_IsString(target) ||
-        strcmp(target->valuestring, t->name) || ss_target_batch_limit(t) < 2)
-        return 0;
+    const cJSON *batch = rc->c.meta ? cJSON_GetObjectItemCaseSensitive(rc->c.meta, "batch") : NULL;
+    const cJSON *target = cJSON_GetObjectItemCaseSensitive(batch, "target");
     ss_error err;
+    if (batch && target && !cJSON_IsString(target)) {
+        (void)ss_fail(&err, "meta.batch.target", "must be a target name");
+        batch_unusable(label, t, r, &err, io);
+        return 0;
+    }
+    if (!target) target = rc->c.meta ? cJSON_GetObjectItemCaseSensitive(rc->c.meta, "target") : NULL;
+    if (!batch || !cJSON_IsString(target) || strcmp(target->valuestring, t->name) || ss_target_batch_limit(t) < 2)
+        return 0;
     size_t n = 0;
     if (ss_batch_check(&rc->check, &rc->plan, r->ref_status, &rc->c, t, ro, &run->res, &n, &err)) {
-        int said = 0;   /* said once per case, not again under each schedule */
-        for (size_t i = 0; i + 1 < r->runs; i++) said |= r->run[i].target == t;
-        if (!said) fprintf(io->diag, "%s: %s: %s; run alone\n", label, err.field, err.msg);
+        batch_unusable(label, t, r, &err, io);
         return 0;
     }
     fprintf(io->out, "%s: %s run inside its recorded batch of %zu cases (meta.batch)\n", label, t->name, n);

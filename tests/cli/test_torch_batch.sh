@@ -5,8 +5,8 @@
 # [1, 128] is a usage error; a batched failure that fails alone is reported
 # as usual (#198094, minimized, no meta.batch); one that shows only inside its
 # batch (the worker's batch-corrupt hook) is written with meta.batch and
-# replays inside that batch, and a hostile meta.batch is named and the case
-# run alone; an exception in a batch is bisected (the same findings as
+# replays inside that batch (also on meta.batch.target, meta.target left
+# out), and a hostile meta.batch is named and the case run alone; an exception in a batch is bisected (the same findings as
 # --batch 1); a worker crash in a batch is the crashing case's, not flaky.
 # Faults come from the worker's test hooks (SSFUZZ_TEST_HOOKS=1).
 set -u
@@ -178,7 +178,13 @@ edit("cases-count", lambda b: b["cases"].pop())
 edit("cases-entry", lambda b: b["cases"].__setitem__(0, "x"))
 edit("case-dtype", lambda b: b["cases"][0].__setitem__("dtype", "int7"))
 edit("schedules", lambda b: b.__setitem__("schedules", "x-input"))
+edit("target-type", lambda b: b.__setitem__("target", 5))
 edit("not-object", None)
+# The batch's target named in meta.batch.target, meta.target left out (as a
+# corpus case does): replayed on that target, it still runs inside its batch.
+e = copy.deepcopy(r)
+e["meta"]["batch"]["target"] = e["meta"].pop("target")
+json.dump(e, open(os.path.join(sys.argv[2], "batch-target.json"), "w"))
 EOF
 "$SSFUZZ" replay -t "$aot" "$bo" "$tmp"/h/*.json >"$tmp/rh.out" 2>"$tmp/rh.err"; rc=$?
 [ "$rc" = 0 ] && grep -q "^$bo: $aot run inside its recorded batch of $bn cases (meta.batch)" "$tmp/rh.out" \
@@ -187,7 +193,7 @@ EOF
     || fail "batch-only replay without the hook: run inside its batch, agrees, exit 0" "exit $rc; $(tail -3 "$tmp/rh.out") $(tail -3 "$tmp/rh.err")"
 for spec in "size-1 size" "size-500 size" "size-x size" "size-half size" "position position" "position-neg position" \
             "cases-object cases" "cases-count cases" "cases-entry cases" "case-dtype cases\[0\]\.dtype" \
-            "schedules schedules" "not-object"; do
+            "schedules schedules" "target-type target" "not-object"; do
     set -- $spec
     f=$tmp/h/$1.json field=meta.batch${2:+.$2}
     lines=$(grep -c "^$f: " "$tmp/rh.err")
@@ -196,6 +202,11 @@ for spec in "size-1 size" "size-500 size" "size-x size" "size-half size" "positi
         && pass "hostile meta.batch ($1): one line naming $field, the case run alone" \
         || fail "hostile meta.batch ($1): one line naming $field, the case run alone" "$(grep "^$f: " "$tmp/rh.err" "$tmp/rh.out" | head -4)"
 done
+
+grep -q "^$tmp/h/batch-target.json: $aot run inside its recorded batch of $bn cases (meta.batch)" "$tmp/rh.out" \
+        && grep -q "^$tmp/h/batch-target.json: ok: " "$tmp/rh.out" && ! grep -q "^$tmp/h/batch-target.json: " "$tmp/rh.err" \
+    && pass "meta.batch.target without meta.target: run inside its batch on that target" \
+    || fail "meta.batch.target without meta.target: run inside its batch on that target" "$(grep "batch-target" "$tmp/rh.out" "$tmp/rh.err" | head -3)"
 
 # A worker crash inside a batch (every int32 case kills the worker; seed 10's
 # case 1 is int32, case 0 not): the batch's cases are rerun alone in a fresh
