@@ -88,7 +88,9 @@ grep -Eq "^  batches of up to 8 cases on compiled targets: [0-9]+ batch(es)?, [0
 # class (slice_scatter's result returned, then x zeroed) on the releases that
 # have it, minimized, with no meta.batch.
 if "$py" -c 'import sys, torch; v = torch.__version__.split("+")[0].split("."); sys.exit(0 if (int(v[0]), int(v[1])) >= (2, 14) else 1)'; then
-    fuzz "$tmp/sr" -t torch:compile-cpu:scatter-return --seed 1 --cases 4 --batch 8
+    # (a minimization budget of its own: the check asks for a minimized
+    # reproducer, and 5 s of compiles ran out on a loaded machine)
+    fuzz "$tmp/sr" -t torch:compile-cpu:scatter-return --seed 1 --cases 4 --batch 8 --minimize-time 120
     "$py" - "$tmp/sr" <<'EOF' && pass "torch $ver: batched #198094 found, rerun alone, reported minimized without meta.batch" \
         || fail "torch $ver: batched #198094 found, rerun alone, reported minimized without meta.batch" "$(tail -4 "$tmp/sr.out")"
 import glob, json, os, sys
