@@ -201,11 +201,9 @@ static void on_finding(fz_worker_state *w, const ss_case *c0, const ss_plan *pla
              ss_overlap_class(plan->internal_overlap, plan->overlap));
     if (cfg->keep_variants)
         snprintf(cls + strlen(cls), sizeof cls - strlen(cls), "|%d|%d", plan->op.input.ndim, (int)c0->dtype);
-    if (res->verdict == SS_RAISED) {   /* another exception is another bug (ss_raise_key) */
-        char raise[64];
-        ss_raise_key(res->why, raise, sizeof raise);
-        snprintf(cls + strlen(cls), sizeof cls - strlen(cls), "|%s", raise);
-    }
+    char raise[SS_RAISE_KEY_LEN + 1];   /* another exception is another bug */
+    ss_raise_suffix(kind, res->why, raise);
+    snprintf(cls + strlen(cls), sizeof cls - strlen(cls), "%s", raise);
     uint64_t key = 14695981039346656037ull;   /* FNV-1a 64 */
     for (const char *p = cls; *p; p++) key = (key ^ (uint8_t)*p) * 1099511628211ull;
     if (seen_before(w, key)) {

@@ -228,10 +228,9 @@ static int add_case(merge *m, const char *path) {
     /* ss_report_key's words, from the file (its target need not be loaded here) */
     if (m->o->keep_variants) snprintf(key, sizeof key, "%s", base_name(path));
     else {
-        char raise[64] = "";
-        if (!strcmp(n.kind, "raised")) ss_raise_key(meta_str(&c, "detail"), raise, sizeof raise);
-        snprintf(key, sizeof key, "%s|%s|%s|%s%s%s", n.kind, n.target, n.sched_class, ss_report_overlap_class(&c),
-                 raise[0] ? "|" : "", raise);
+        char raise[SS_RAISE_KEY_LEN + 1];
+        ss_raise_suffix(n.kind, meta_str(&c, "detail"), raise);
+        snprintf(key, sizeof key, "%s|%s|%s|%s%s", n.kind, n.target, n.sched_class, ss_report_overlap_class(&c), raise);
     }
     n.in_out = in_out(m, path);
     n.minimized = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c.meta, "minimized"));

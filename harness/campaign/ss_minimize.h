@@ -32,6 +32,7 @@
 #include "ss_check.h"
 #include "ss_plan.h"
 #include "ss_program.h"
+#include "ss_report.h"
 
 /* 1 when `c` (with its validated plan) still fails with the signature being
  * minimized, 0 otherwise. */
@@ -86,7 +87,7 @@ typedef struct ss_min_target {
     ss_check_result last;
     void (*on_step)(void *step_user);
     void *step_user;
-    char raise[64];            /* want SS_RAISED: the exception kept (ss_raise_key), set by
+    char raise[SS_RAISE_KEY_LEN];   /* want SS_RAISED: the exception kept (ss_raise_key), set by
                                   ss_min_target_run from `last` */
 } ss_min_target;
 

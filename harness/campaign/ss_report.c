@@ -95,17 +95,16 @@ void ss_raise_key(const char *why, char *out, size_t n) {
     key_words(strncmp(eager, "raises ", 7) ? eager : eager + 7, 1, out, o + 9, n);
 }
 
-/* "|raise key" for a raised finding (its detail is the target's reason), else "". */
-static void raise_suffix(const ss_finding *f, char *out, size_t n) {
+void ss_raise_suffix(const char *kind, const char *why, char out[SS_RAISE_KEY_LEN + 1]) {
     out[0] = 0;
-    if (strcmp(f->kind, "raised") || !f->detail || n < 2) return;
-    ss_raise_key(f->detail, out + 1, n - 1);
+    if (!kind || strcmp(kind, "raised") || !why) return;
+    ss_raise_key(why, out + 1, SS_RAISE_KEY_LEN);
     if (out[1]) out[0] = '|';
 }
 
 void ss_report_key(const ss_case *c, const ss_finding *f, char *key, size_t key_len) {
-    char raise[64];   /* the key fits the 160 bytes every dedup key gets */
-    raise_suffix(f, raise, sizeof raise);
+    char raise[SS_RAISE_KEY_LEN + 1];
+    ss_raise_suffix(f->kind, f->detail, raise);
     snprintf(key, key_len, "%s|%s|%s|%s%s%s", f->kind, f->target->name, ss_schedule_class(f->schedule),
              ss_report_overlap_class(c), batch_suffix(c, "|"), raise);
 }
@@ -113,8 +112,8 @@ void ss_report_key(const ss_case *c, const ss_finding *f, char *key, size_t key_
 /* The bug's key plus the shape (rank, dtype): one file per shape with --keep-variants. */
 static void variant_key(const ss_case *c, const ss_finding *f, char *key, size_t key_len) {
     const char *dt = (unsigned)c->dtype < SS_DTYPE_COUNT ? dtype_short[c->dtype] : "x";
-    char raise[64];   /* the key fits the 160 bytes every dedup key gets */
-    raise_suffix(f, raise, sizeof raise);
+    char raise[SS_RAISE_KEY_LEN + 1];
+    ss_raise_suffix(f->kind, f->detail, raise);
     snprintf(key, key_len, "%s|%s|%s|%dd|%s|%s%s%s", f->kind, f->target->name, ss_schedule_class(f->schedule),
              c->op.input.ndim, dt, ss_report_overlap_class(c), batch_suffix(c, "|"), raise);
 }

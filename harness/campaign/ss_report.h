@@ -52,6 +52,12 @@ void ss_report_key(const ss_case *c, const ss_finding *f, char *key, size_t key_
  * "raised" finding's dedup key ends with it (after '|'), and its minimization
  * keeps it: two exceptions are two bugs, not one signature "raised". */
 void ss_raise_key(const char *why, char *out, size_t n);
+/* A key's room for ss_raise_key: it fits the 160 bytes every dedup key gets. */
+enum { SS_RAISE_KEY_LEN = 64 };
+/* "|raise key" when kind is "raised" (why: the target's reason, or a finding's
+ * detail), else "": what ends a raised finding's dedup key, wherever the key is
+ * made (the campaign's, the reproducer's, merge's from a file). */
+void ss_raise_suffix(const char *kind, const char *why, char out[SS_RAISE_KEY_LEN + 1]);
 void ss_report_name(const ss_case *c, const ss_finding *f, int variants, char *name, size_t name_len);
 /* The overlap class of the dedup key: "overlap" (src shares elements with the
  * written slice: same-view, partial), "no-overlap" (separate, disjoint,
