@@ -234,6 +234,7 @@ int main(int argc, char **argv) {
             continue;
         ss_run_opts ro = ropts;
         ro.dtype = ctx.dtype;
+        ss_check_initial(&ctx);
         ss_storage_copy(&ctx.tgt_in, &ctx.init_in);
         ss_storage_copy(&ctx.tgt_src, &ctx.init_src);
         const double r0 = now_s();

@@ -165,6 +165,69 @@ static void test_generated_cases(void **state) {
     ss_check_ctx_free(&ctx);
 }
 
+/* A storage's whole block (bands included) as a copy to compare later. */
+static uint8_t *block_copy(const ss_storage *s) {
+    const size_t n = s->bytes + 2 * s->guard;
+    uint8_t *p = malloc(n ? n : 1);
+    assert_non_null(p);
+    memcpy(p, s->base, n);
+    return p;
+}
+
+/* The initial storages a target's check takes (ss_check_target swaps them
+ * into tgt_*) come back byte for byte from ss_check_initial, for seeded,
+ * small and explicit fills and every dtype; a second target then gets them
+ * too (its verdict is the first one's). */
+static void test_initial_storages_refilled(void **state) {
+    (void)state;
+    ss_gen_config cfg;
+    ss_gen_config_default(&cfg);
+    cfg.max_numel = 1 << 12;
+    cfg.large_per_mille = 0;
+    const ss_target *t = ss_target_find("emu:reinplace");
+    assert_non_null(t);
+    ss_check_ctx ctx;
+    ss_check_ctx_init(&ctx);
+    for (uint64_t i = 0; i < 600; i++) {
+        ss_case c;
+        ss_case_init(&c);
+        assert_int_equal(ss_gen_case(&cfg, 5, i, &c, NULL), 0);
+        if (i % 3 == 1) c.fill_small = 1;
+        if (i % 3 == 2) {   /* explicit values (owned by the case): bytes counting up */
+            const size_t es = c.op.elem_size, n_in = (size_t)c.op.input_storage_numel * es,
+                         n_src = c.op.src_aliased ? 0 : (size_t)c.op.src_storage_numel * es;
+            c.explicit_values = 1;
+            c.values_input = malloc(n_in ? n_in : 1);
+            assert_non_null(c.values_input);
+            for (size_t k = 0; k < n_in; k++) c.values_input[k] = (uint8_t)(k * 7 + i);
+            if (!c.op.src_aliased) {
+                c.values_src = malloc(n_src ? n_src : 1);
+                assert_non_null(c.values_src);
+                for (size_t k = 0; k < n_src; k++) c.values_src[k] = (uint8_t)(k * 5 + i);
+            }
+        }
+        ss_plan plan;
+        ss_error err;
+        assert_int_equal(ss_plan_build(&c.op, &plan, &err), 0);
+        ss_run_status ref;
+        char why[256];
+        assert_int_equal(ss_check_prepare(&ctx, &c, &plan, &ref, why, sizeof why), 0);
+        uint8_t *in0 = block_copy(&ctx.init_in), *src0 = block_copy(&ctx.init_src);
+        const ss_run_opts opts = {SS_SCHED_FORWARD, 1, 0};
+        ss_check_result r1, r2;
+        ss_check_target(&ctx, &plan, ref, t, &opts, &r1);
+        ss_check_initial(&ctx);
+        assert_memory_equal(ctx.init_in.base, in0, ctx.init_in.bytes + 2 * ctx.init_in.guard);
+        assert_memory_equal(ctx.init_src.base, src0, ctx.init_src.bytes + 2 * ctx.init_src.guard);
+        ss_check_target(&ctx, &plan, ref, t, &opts, &r2);
+        assert_int_equal(r1.verdict, r2.verdict);
+        free(in0);
+        free(src0);
+        ss_case_free(&c);
+    }
+    ss_check_ctx_free(&ctx);
+}
+
 /* A handful of large generated cases (up to 4M elements): bulk paths and chunking. */
 static void test_generated_large_cases(void **state) {
     (void)state;
@@ -456,6 +519,7 @@ int main(void) {
         cmocka_unit_test(test_schedules_agree_is_exact),
         cmocka_unit_test(test_dependent_launch_schedules),
         cmocka_unit_test(test_generated_cases),
+        cmocka_unit_test(test_initial_storages_refilled),
         cmocka_unit_test(test_generated_large_cases),
     };
     const int rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -89,7 +89,10 @@ int ss_check_prepare(ss_check_ctx *ctx, const ss_case *c, const ss_plan *plan,
     }
     ss_storage_set_guards(&ctx->init_in);
     ss_storage_set_guards(&ctx->init_src);
-    ss_fill_case(c, &ctx->init_in, &ctx->init_src);
+    ctx->init_refill = ss_fill_spec_of(c, &ctx->fill);
+    if (ctx->init_refill) ss_fill_spec_run(&ctx->fill, &ctx->init_in, &ctx->init_src);
+    else ss_fill_case(c, &ctx->init_in, &ctx->init_src);
+    ctx->init_ready = 1;
     ctx->dtype = (int)c->dtype;
     ctx->program = c->program;
     ctx->c = c;
@@ -98,6 +101,37 @@ int ss_check_prepare(ss_check_ctx *ctx, const ss_case *c, const ss_plan *plan,
     if (c->program) return prepare_program(ctx, c, plan, ref_status, why, why_len);
     *ref_status = ss_ref_run(plan, &ctx->ref_in, &ctx->ref_src, why, why_len);
     return *ref_status == SS_RUN_FAILED ? -1 : 0;
+}
+
+void ss_check_initial(ss_check_ctx *ctx) {
+    if (ctx->init_ready) return;
+    ss_storage_set_guards(&ctx->init_in);
+    ss_storage_set_guards(&ctx->init_src);
+    ss_fill_spec_run(&ctx->fill, &ctx->init_in, &ctx->init_src);
+    ctx->init_ready = 1;
+}
+
+static void swap_storage(ss_storage *a, ss_storage *b) {
+    const ss_storage t = *a;
+    *a = *b;
+    *b = t;
+}
+
+/* Puts the initial storages into ctx->tgt_*. The first run after the
+ * prepare takes init's blocks themselves (a swap: one copy of the storages
+ * fewer per check) where they can be refilled from the seed and its judge
+ * will not read them (it compares a refusal against them when the
+ * reference refused); later runs copy them, refilled once. */
+static void give_initial(ss_check_ctx *ctx, ss_run_status ref_status) {
+    if (ctx->init_ready && ctx->init_refill && ref_status != SS_RUN_REJECTED) {
+        swap_storage(&ctx->tgt_in, &ctx->init_in);
+        swap_storage(&ctx->tgt_src, &ctx->init_src);
+        ctx->init_ready = 0;
+        return;
+    }
+    ss_check_initial(ctx);
+    ss_storage_copy(&ctx->tgt_in, &ctx->init_in);
+    ss_storage_copy(&ctx->tgt_src, &ctx->init_src);
 }
 
 int ss_check_runs_programs(const ss_target *t) {
@@ -152,6 +186,7 @@ static void judge_program(ss_check_ctx *ctx, const ss_plan *plan, ss_run_status 
     act->src = tsrc;
     ss_prog_diff d;
     if (!ss_prog_compare(ctx->c, &ctx->prog_ref, &ctx->ref_in, &ctx->ref_src, act, &d)) return;
+    ss_check_initial(ctx);
     ss_prog_ref_blame(ctx->c, plan, &ctx->init_in, &ctx->init_src, &d);
     char text[512 + sizeof res->why];
     ss_prog_diff_format(ctx->program, &d, text, 512);
@@ -180,6 +215,7 @@ static void judge_write(ss_check_ctx *ctx, const ss_plan *plan, ss_run_status re
     case SS_RUN_REJECTED:
         if (ref_status != SS_RUN_REJECTED) { res->verdict = SS_REJECTED_BY_TARGET; return; }
         /* Both refused: agreement, provided the target left everything as it was. */
+        ss_check_initial(ctx);
         ss_compare(plan, &ctx->init_in, &ctx->init_src, tin, tsrc, &res->diff);
         break;
     case SS_RUN_OK: case SS_RUN_FLAKY:
@@ -227,8 +263,7 @@ void ss_check_target(ss_check_ctx *ctx, const ss_plan *plan, ss_run_status ref_s
                      const ss_target *t, const ss_run_opts *opts, ss_check_result *res) {
     ss_run_opts o;
     if (begin(ctx, ref_status, t, opts, &o, res)) return;
-    ss_storage_copy(&ctx->tgt_in, &ctx->init_in);
-    ss_storage_copy(&ctx->tgt_src, &ctx->init_src);
+    give_initial(ctx, ref_status);
     if (ctx->program) {
         ss_prog_actual act;
         memset(&act, 0, sizeof act);
@@ -255,6 +290,7 @@ void ss_check_batch(ss_check_ctx *const *ctxs, const ss_plan *const *plans, cons
         ss_run_opts o;
         ss_check_ctx *ctx = ctxs[i];
         if (begin(ctx, refs[i], t, &opts[i], &o, &res[i])) continue;
+        ss_check_initial(ctx);
         if (ss_storage_reserve(&batch_in[k], ctx->init_in.bytes, SS_GUARD_DEFAULT) ||
             ss_storage_reserve(&batch_src[k], ctx->init_src.bytes, SS_GUARD_DEFAULT)) {
             res[i].verdict = SS_ERROR;   /* counted, never a finding: this process ran out of memory */

@@ -4,6 +4,7 @@
 
 #include "ss_case.h"
 #include "ss_compare.h"
+#include "ss_storage.h"
 #include "ss_target.h"
 
 typedef enum ss_verdict {
@@ -36,9 +37,17 @@ const char *ss_verdict_name(ss_verdict v);
  * unavailable target are not (a campaign may still keep refusals). */
 int ss_verdict_is_finding(ss_verdict v);
 
-/* Reusable buffers, so a campaign does not allocate per case. */
+/* Reusable buffers, so a campaign does not allocate per case. init_* hold
+ * the prepared case's initial storages while init_ready: from
+ * ss_check_prepare until a check of a target takes them as its own
+ * (ss_check_target's first run of a seeded case: a block swap instead of a
+ * copy); ss_check_initial refills them from `fill` where they are needed
+ * again. */
 typedef struct ss_check_ctx {
     ss_storage ref_in, ref_src, tgt_in, tgt_src, init_in, init_src;
+    int init_ready;           /* 1: init_* hold the initial storages */
+    int init_refill;          /* 1: `fill` rebuilds them (a seeded fill, not explicit values) */
+    ss_fill_spec fill;
     int dtype;                /* the prepared case's ss_dtype */
     size_t max_bytes;         /* byte budget (see ss_plan_build_limited); 0 = default */
     int value_type;           /* 1 + the prepared case's ss_dtype, copied into each diff */
@@ -68,7 +77,7 @@ typedef struct ss_check_result {
 void ss_check_describe(const ss_plan *plan, const ss_check_result *res, char *out, size_t n);
 
 /* Fill storages from the case and run the reference once; its result stays in
- * ctx->ref_*, the initial contents in ctx->init_*. Returns 0, or -1 with `why`
+ * ctx->ref_*, the initial contents in ctx->init_* (see ss_check_ctx). Returns 0, or -1 with `why`
  * set when the case exceeds the byte budget or memory runs out. A program case
  * runs the program's reference (ss_prog_ref_run): *ref_status is SS_RUN_OK,
  * or SS_RUN_REFUSED when PyTorch raises at a step (raises = 1); a program the
@@ -87,6 +96,10 @@ int ss_check_prepare(ss_check_ctx *ctx, const ss_case *c, const ss_plan *plan,
  * program agrees (the reference has no answer to hold it to). */
 void ss_check_target(ss_check_ctx *ctx, const ss_plan *plan, ss_run_status ref_status,
                      const ss_target *t, const ss_run_opts *opts, ss_check_result *res);
+/* Makes ctx->init_* hold the prepared case's initial storages again (a
+ * refill where a target's check took them; nothing to do otherwise). Every
+ * reader of init_* after a ss_check_target calls it first. */
+void ss_check_initial(ss_check_ctx *ctx);
 /* ss_check_target on n runs at once: run i is the prepared case of ctxs[i]
  * (its plan, reference status) under opts[i]; a case may appear more than
  * once (under several schedules). Run together where t's engine runs

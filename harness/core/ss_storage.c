@@ -257,21 +257,34 @@ static void fill_small(ss_dtype t, uint64_t seed, int64_t first, uint8_t *data, 
     }
 }
 
-void ss_fill_case(const ss_case *c, ss_storage *input, ss_storage *src) {
-    const size_t es = c->op.elem_size;
-    const int64_t n_in = c->op.input_storage_numel;
-    const int64_t n_src = c->op.src_aliased ? 0 : c->op.src_storage_numel;
-    if (c->explicit_values) {
-        memcpy(ss_storage_data(input), c->values_input, (size_t)n_in * es);
-        if (n_src) memcpy(ss_storage_data(src), c->values_src, (size_t)n_src * es);
-        return;
-    }
-    if (c->fill_small) {
-        fill_small(c->dtype, c->fill_seed, 0, ss_storage_data(input), n_in);
-        if (n_src) fill_small(c->dtype, c->fill_seed, n_in, ss_storage_data(src), n_src);
+int ss_fill_spec_of(const ss_case *c, ss_fill_spec *spec) {
+    if (c->explicit_values) return 0;
+    spec->dtype = c->dtype;
+    spec->small = c->fill_small;
+    spec->seed = c->fill_seed;
+    spec->n_in = c->op.input_storage_numel;
+    spec->n_src = c->op.src_aliased ? 0 : c->op.src_storage_numel;
+    return 1;
+}
+
+void ss_fill_spec_run(const ss_fill_spec *f, ss_storage *input, ss_storage *src) {
+    const int64_t n_in = f->n_in, n_src = f->n_src;
+    if (f->small) {
+        fill_small(f->dtype, f->seed, 0, ss_storage_data(input), n_in);
+        if (n_src) fill_small(f->dtype, f->seed, n_in, ss_storage_data(src), n_src);
         return;
     }
     /* src continues input's numbering, so the two storages never share a value. */
-    fill_range(c->dtype, c->fill_seed, 0, n_in + n_src, ss_storage_data(input), n_in);
-    if (n_src) fill_range(c->dtype, c->fill_seed, n_in, n_in + n_src, ss_storage_data(src), n_src);
+    fill_range(f->dtype, f->seed, 0, n_in + n_src, ss_storage_data(input), n_in);
+    if (n_src) fill_range(f->dtype, f->seed, n_in, n_in + n_src, ss_storage_data(src), n_src);
+}
+
+void ss_fill_case(const ss_case *c, ss_storage *input, ss_storage *src) {
+    ss_fill_spec f;
+    if (ss_fill_spec_of(c, &f)) { ss_fill_spec_run(&f, input, src); return; }
+    const size_t es = c->op.elem_size;
+    const int64_t n_in = c->op.input_storage_numel;
+    const int64_t n_src = c->op.src_aliased ? 0 : c->op.src_storage_numel;
+    memcpy(ss_storage_data(input), c->values_input, (size_t)n_in * es);
+    if (n_src) memcpy(ss_storage_data(src), c->values_src, (size_t)n_src * es);
 }

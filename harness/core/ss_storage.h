@@ -60,6 +60,17 @@ int ss_storage_guards_intact(const ss_storage *s);
  * seed in which every element is distinct where the dtype has enough values.
  * `src` is ignored when the src is aliased. */
 void ss_fill_case(const ss_case *c, ss_storage *input, ss_storage *src);
+/* A seeded fill (a case without explicit values) held by value, to be redone
+ * without the case: ss_fill_spec_run gives the bytes ss_fill_case gives. */
+typedef struct ss_fill_spec {
+    ss_dtype dtype;
+    int small;                /* the case's fill_small */
+    uint64_t seed;
+    int64_t n_in, n_src;      /* elements; n_src 0 when src is aliased */
+} ss_fill_spec;
+/* 1 and *spec set when c's fill is seeded; 0 when it has explicit values. */
+int ss_fill_spec_of(const ss_case *c, ss_fill_spec *spec);
+void ss_fill_spec_run(const ss_fill_spec *spec, ss_storage *input, ss_storage *src);
 /* The seeded fill of one storage; `first` numbers its elements so that two
  * storages filled with distinct ranges hold distinct values. */
 void ss_fill_seeded(ss_dtype t, uint64_t seed, int64_t first, uint8_t *data, int64_t numel);
