@@ -93,6 +93,17 @@ static void test_raise_key(void **state) {
     ss_raise_key("compiled raises TorchRuntimeError: RuntimeError when making fake tensor call; eager runs it", k2,
                  sizeof k2);
     assert_string_equal(k2, "TorchRuntimeError: RuntimeError when making fake / eager runs");
+    /* a backend's wrapper: the key is its cause's, so two failures inside inductor differ */
+    ss_raise_key("compiled raises BackendCompilerFailed: backend='inductor' raised: RuntimeError: While executing "
+                 "unfold, functionalization encountered a tensor; eager runs it", k, sizeof k);
+    /* (the words cut to leave what eager did its room in the 64 bytes) */
+    assert_string_equal(k, "RuntimeError: While executing unfold, functionaliz / eager runs");
+    ss_raise_key("compiled raises BackendCompilerFailed: backend='inductor' raised: AssertionError: expected size "
+                 "3==5; eager runs it", k2, sizeof k2);
+    assert_string_equal(k2, "AssertionError: expected size #==# / eager runs");
+    /* a wrapper without its cause (a worker before the cause was kept) keys on the wrapper */
+    ss_raise_key("compiled raises BackendCompilerFailed: backend='inductor' raised:; eager runs it", k, sizeof k);
+    assert_string_equal(k, "BackendCompilerFailed: backend='inductor' raised: / eager runs");
     /* no "raises": the reason's own first words; '|' never reaches a key; short buffers cut */
     ss_raise_key("ValueError: a|b  c", k, sizeof k);
     assert_string_equal(k, "ValueError: a/b c");

@@ -78,21 +78,38 @@ static size_t key_words(const char *s, int words, char *out, size_t o, size_t n)
     return o;
 }
 
+/* A backend's wrapper ("BackendCompilerFailed: backend='inductor' raised:
+ * RuntimeError: ..."): every failure inside a backend starts with the same
+ * words, so the key is its cause's (the type and words after " raised: ",
+ * on the wrapper's line: the worker puts it there). */
+static const char *past_wrapper(const char *raise) {
+    static const char wrapper[] = "BackendCompilerFailed: ";
+    if (strncmp(raise, wrapper, sizeof wrapper - 1)) return raise;
+    const char *cause = strstr(raise, " raised: "), *end = strchr(raise, ';');
+    if (!cause || (end && cause > end) || !cause[9] || cause[9] == ';') return raise;
+    return cause + 9;
+}
+
 void ss_raise_key(const char *why, char *out, size_t n) {
     if (!n) return;
     out[0] = 0;
     if (!why) return;
     const char *at = strstr(why, "raises ");
-    const char *raise = at ? at + 7 : why;
-    size_t o = key_words(raise, RAISE_WORDS, out, 0, n);
+    const char *raise = past_wrapper(at ? at + 7 : why);
     /* what eager did beside it ("eager runs it", "eager raises T: ..."): a
      * compiled assertion where eager refuses the case is another bug than
-     * where eager runs it */
+     * where eager runs it. Made first, so that long words before it cannot
+     * crowd it out of the key. */
+    char tail[40] = "";
     const char *eager = strstr(raise, "; eager ");
-    if (!eager || o + 10 >= n) return;
-    eager += 8;
-    memcpy(out + o, " / eager ", 10);
-    key_words(strncmp(eager, "raises ", 7) ? eager : eager + 7, 1, out, o + 9, n);
+    if (eager) {
+        eager += 8;
+        memcpy(tail, " / eager ", 10);
+        key_words(strncmp(eager, "raises ", 7) ? eager : eager + 7, 1, tail, 9, sizeof tail);
+    }
+    const size_t t = strlen(tail);
+    const size_t o = key_words(raise, RAISE_WORDS, out, 0, n > t + 1 ? n - t : 1);
+    if (o + t < n) memcpy(out + o, tail, t + 1);
 }
 
 void ss_raise_suffix(const char *kind, const char *why, char out[SS_RAISE_KEY_LEN + 1]) {

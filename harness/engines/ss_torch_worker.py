@@ -104,11 +104,18 @@ def read_frame():
 
 
 def first_line(exc):
+    """The exception in one line. A first line ending in ':' is a wrapper's
+    ("BackendCompilerFailed: backend='inductor' raised:"), whose cause is on
+    the next line: both are kept, so two different failures inside one
+    backend read (and deduplicate) apart."""
     text = "%s: %s" % (type(exc).__name__, exc)
-    for line in text.splitlines():
-        if line.strip():
-            return line.strip()[:900]
-    return type(exc).__name__
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if not lines:
+        return type(exc).__name__
+    head = lines[0]
+    if head.endswith(":") and len(lines) > 1:
+        head += " " + lines[1]
+    return head[:900]
 
 
 def capabilities():
