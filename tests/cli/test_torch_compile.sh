@@ -20,6 +20,13 @@ import sys
 sys.exit(0 if tuple(int(p) for p in sys.argv[1].split(".")[:2]) >= (2, 14) else 1)
 EOF
     then
+        # A backend's wrapper exception keeps its cause on its line (the raise
+        # key is made from it): #165409's overlap ban inside inductor.
+        "$SSFUZZ" --python "$py" replay corpus/torch-program-165409-unfold-overlap-ban.json \
+            -t torch:compile-cpu:program --schedule two-inputs >"$tmp/wrap-$ver.out" 2>&1
+        grep -q "raises BackendCompilerFailed: backend='inductor' raised: RuntimeError: While executing unfold" \
+            "$tmp/wrap-$ver.out" && pass "torch $ver: a BackendCompilerFailed keeps its cause in the verdict" \
+            || fail "torch $ver: a BackendCompilerFailed keeps its cause in the verdict" "$(head -c 400 "$tmp/wrap-$ver.out")"
         "$SSFUZZ" --python "$py" fuzz -t torch:compile-cpu:scatter-return --seed 1 --cases 3 --minimize-time 10 \
             -q -o "$tmp/sr-$ver" >"$tmp/sr-$ver.out" 2>&1
         "$py" - "$tmp/sr-$ver/summary.json" <<'EOF' && pass "torch $ver: a compile-cpu:scatter-return campaign finds #198094's class" \
