@@ -594,6 +594,26 @@ static int check_op(const ss_op *op, size_t max_bytes, ss_plan *plan, ss_error *
     return 0;
 }
 
+/* src checked as a view of its storage, with the slice's rank and sizes
+ * (*numel: check_view's count of src's elements). */
+static int check_src(const ss_op *op, const ss_view *slice, int64_t *numel, ss_error *err) {
+    const int64_t storage_numel = op->src_aliased ? op->input_storage_numel : op->src_storage_numel;
+    int64_t last;
+    SS_TRY(check_view(&op->src, storage_numel, "src", numel, &last, err));
+    if (op->src.ndim != op->input.ndim)
+        return ss_fail(err, "src.sizes", "rank %d must equal the input's rank %d", op->src.ndim,
+                       op->input.ndim);
+    for (int d = 0; d < op->src.ndim; d++) {
+        if (op->src.sizes[d] != slice->sizes[d]) {
+            char field[40];
+            snprintf(field, sizeof field, "src.sizes[%d]", d);
+            return ss_fail(err, field, "must equal the slice's size %lld (got %lld; no broadcasting)",
+                           (long long)slice->sizes[d], (long long)op->src.sizes[d]);
+        }
+    }
+    return 0;
+}
+
 int ss_plan_build_limited(const ss_op *op, size_t max_bytes, ss_plan *plan, ss_error *err) {
     if (max_bytes == 0) max_bytes = SS_DEFAULT_MAX_BYTES;
     /* Every byte after op is zero until set (a failed build leaves zeros),
@@ -621,23 +641,15 @@ int ss_plan_build_limited(const ss_op *op, size_t max_bytes, ss_plan *plan, ss_e
         s->offset += shift;   /* inside the validated input view */
     if (plan->slice_len > 1 && mul_ok(op->step, op->input.strides[plan->dim], &stride))
         s->strides[plan->dim] = stride;
-    plan->slice_numel = ss_view_numel(s);
 
-    const int64_t src_numel_storage = op->src_aliased ? op->input_storage_numel
-                                                      : op->src_storage_numel;
-    int64_t src_numel, last;
-    SS_TRY(check_view(&op->src, src_numel_storage, "src", &src_numel, &last, err));
-    if (op->src.ndim != op->input.ndim)
-        return ss_fail(err, "src.sizes", "rank %d must equal the input's rank %d", op->src.ndim,
-                       op->input.ndim);
-    for (int d = 0; d < op->src.ndim; d++) {
-        if (op->src.sizes[d] != s->sizes[d]) {
-            char field[40];
-            snprintf(field, sizeof field, "src.sizes[%d]", d);
-            return ss_fail(err, field, "must equal the slice's size %lld (got %lld; no broadcasting)",
-                           (long long)s->sizes[d], (long long)op->src.sizes[d]);
-        }
+    int64_t src_numel;
+    if (check_src(op, s, &src_numel, err) != 0) {
+        plan->slice_numel = ss_view_numel(s);   /* what a failed build has always held */
+        return -1;
     }
+    /* src has the slice's sizes: check_view's count of src (its product
+     * without overflow) is the slice's, and no pass over the dims counts it */
+    plan->slice_numel = src_numel;
     plan->internal_overlap = internal_overlap(&op->input, plan->input_numel);   /* check_view's count */
     if (plan->internal_overlap < 0)
         return ss_fail(err, "input", "out of memory for the internal-overlap test");
