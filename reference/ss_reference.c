@@ -5,10 +5,12 @@
  * internal overlap, out differs from input only on the slice, and the slice's
  * elements are distinct storage elements; writing out back is therefore
  * exactly "slice <- snapshot of src". The snapshot is needed only when src can
- * share elements with the slice; otherwise src is copied directly. */
+ * share elements with the slice; a separate src, or a large aliased one that
+ * shares none, is copied directly. */
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
+#include "ss_plan_build.h"
 #include "ss_reference.h"
 #include "ss_text.h"
 
@@ -248,12 +250,25 @@ ss_run_status ss_ref_run(const ss_plan *plan, ss_storage *input, ss_storage *src
     const size_t es = plan->op.elem_size;
     uint8_t *in_data = ss_storage_data(input);
     const uint8_t *src_data = plan->op.src_aliased ? in_data : ss_storage_data(src);
-    const int may_share = plan->overlap == SS_OVL_PARTIAL || plan->overlap == SS_OVL_SAME_VIEW;
-    if (!may_share) {
+    if (!plan->op.src_aliased) {   /* separate storages share no element */
         copy_view(in_data, &plan->slice, src_data, &plan->op.src, es, plan->slice_numel);
         return SS_RUN_OK;
     }
-    if (plan->overlap == SS_OVL_SAME_VIEW) return SS_RUN_OK;   /* x[a:b] = x[a:b] */
+    if (plan->slice_numel == 0) return SS_RUN_OK;   /* nothing written (an empty view's dims mean nothing) */
+    /* An aliased src may share elements with the slice. A small one is
+     * copied through a snapshot on the stack without asking: right whatever
+     * they share, and cheaper than working out the overlap class. A large
+     * one asks (ss_plan_overlap) whether a snapshot, or any copy, is needed. */
+    _Alignas(16) uint8_t small[4096];
+    const size_t bytes = (size_t)plan->slice_numel * es;
+    if (bytes > sizeof small) {
+        const ss_overlap o = ss_plan_overlap(plan);
+        if (o == SS_OVL_SAME_VIEW) return SS_RUN_OK;   /* x[a:b] = x[a:b] */
+        if (o != SS_OVL_PARTIAL) {
+            copy_view(in_data, &plan->slice, src_data, &plan->op.src, es, plan->slice_numel);
+            return SS_RUN_OK;
+        }
+    }
     /* Both sides one contiguous run (x[1:] = x[:-1] on a contiguous x):
      * memmove is a snapshot copy by definition, without the temporary. */
     pair_layout L;
@@ -265,9 +280,6 @@ ss_run_status ss_ref_run(const ss_plan *plan, ss_storage *input, ss_storage *src
     }
     ss_view snap;
     contiguous_like(&plan->op.src, &snap);
-    /* Small snapshots (the common fuzzing case) stay on the stack. */
-    _Alignas(16) uint8_t small[4096];
-    const size_t bytes = (size_t)plan->slice_numel * es;
     uint8_t *tmp = bytes <= sizeof small ? small : malloc(bytes);
     if (!tmp) {
         snprintf(why, why_len, "out of memory for a %lld-element snapshot",

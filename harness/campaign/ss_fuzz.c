@@ -198,7 +198,7 @@ static void on_finding(fz_worker_state *w, const ss_case *c0, const ss_plan *pla
     const char *kind = ss_verdict_name(res->verdict);
     char cls[160];
     snprintf(cls, sizeof cls, "%d|%d|%s|%s", (int)res->verdict, ti, ss_schedule_class(sched_of(t, (int)ro->schedule)),
-             ss_overlap_class(plan->internal_overlap, plan->overlap));
+             ss_overlap_class(plan->internal_overlap, ss_plan_overlap(plan)));
     if (cfg->keep_variants)
         snprintf(cls + strlen(cls), sizeof cls - strlen(cls), "|%d|%d", plan->op.input.ndim, (int)c0->dtype);
     char raise[SS_RAISE_KEY_LEN + 1];   /* another exception is another bug */

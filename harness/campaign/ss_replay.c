@@ -9,6 +9,7 @@
 #include "ss_exit.h"
 #include "ss_fuzz.h"
 #include "ss_isolate.h"
+#include "ss_plan_build.h"
 #include "ss_replay.h"
 #include "ss_storage.h"
 #include "ss_text.h"
@@ -389,7 +390,7 @@ void ss_replay_loaded(ss_replay_ctx *rc, const char *label, ss_replay_case_resul
         else
             fprintf(io.out, "%s: ok: %zu target run%s agree with the reference (%s, %s)\n", label,
                     n_runs_ok, n_runs_ok == 1 ? "" : "s", ss_dtype_name(rc->c.dtype),
-                    ss_overlap_name(rc->plan.overlap));
+                    ss_overlap_name(ss_plan_overlap(&rc->plan)));
         rc->n_agree++;
     } else if (r->exit_code == SS_EXIT_FINDING) {
         rc->n_mismatch++;

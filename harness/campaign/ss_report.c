@@ -28,13 +28,13 @@ static const char *const dtype_short[SS_DTYPE_COUNT] = {
 static const char *overlap_name(const ss_case *c) {
     ss_plan p;
     if (ss_plan_build_limited(&c->op, (size_t)-1 / 4, &p, NULL)) return "invalid";
-    return p.internal_overlap ? "internal" : ss_overlap_name(p.overlap);
+    return p.internal_overlap ? "internal" : ss_overlap_name(ss_plan_overlap(&p));
 }
 
 const char *ss_report_overlap_class(const ss_case *c) {
     ss_plan p;
     if (ss_plan_build_limited(&c->op, (size_t)-1 / 4, &p, NULL)) return "invalid";
-    return ss_overlap_class(p.internal_overlap, p.overlap);
+    return ss_overlap_class(p.internal_overlap, ss_plan_overlap(&p));
 }
 
 const char *ss_overlap_class(int internal_overlap, ss_overlap o) {

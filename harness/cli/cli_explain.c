@@ -9,6 +9,7 @@
 #include "ss_cli.h"
 #include "ss_compare.h"
 #include "ss_picture.h"
+#include "ss_plan_build.h"
 #include "ss_program_py.h"
 #include "ss_program_ref.h"
 #include "ss_pyexpr.h"
@@ -206,7 +207,8 @@ static void print_plan(const char *path, const ss_case *c, const ss_plan *p) {
     else
         printf("valid:    yes\n");
     char line[256];
-    snprintf(line, sizeof line, "%s - %s", ss_overlap_name(p->overlap), overlap_words(p->overlap));
+    const ss_overlap o = ss_plan_overlap(p);
+    snprintf(line, sizeof line, "%s - %s", ss_overlap_name(o), overlap_words(o));
     wrapped("overlap:  ", line, 10);
 }
 

@@ -71,7 +71,9 @@ typedef struct ss_plan {
     int64_t input_numel;     /* logical elements of the input view */
     int64_t slice_numel;
     int internal_overlap;    /* input view maps two indices to one element */
-    ss_overlap overlap;
+    /* The overlap class of src and the slice is not a field: ss_plan_overlap
+     * (ss_plan_build.h) works it out where it is read (reports, a finding's
+     * key), not on every case. */
 } ss_plan;
 
 /* A storage buffer with guard bands: data = base + guard, `bytes` long,

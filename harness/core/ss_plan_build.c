@@ -515,6 +515,8 @@ static ss_overlap classify(const ss_plan *p, int solve) {
     return SS_OVL_DISJOINT;
 }
 
+ss_overlap ss_plan_overlap(const ss_plan *plan) { return classify(plan, 1); }
+
 ss_overlap ss_plan_overlap_unsolved(const ss_plan *plan) { return classify(plan, 0); }
 
 int ss_plan_build(const ss_op *op, ss_plan *plan, ss_error *err) {
@@ -653,6 +655,5 @@ int ss_plan_build_limited(const ss_op *op, size_t max_bytes, ss_plan *plan, ss_e
     plan->internal_overlap = internal_overlap(&op->input, plan->input_numel);   /* check_view's count */
     if (plan->internal_overlap < 0)
         return ss_fail(err, "input", "out of memory for the internal-overlap test");
-    plan->overlap = classify(plan, 1);
     return 0;
 }

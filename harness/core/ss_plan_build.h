@@ -31,9 +31,14 @@ int ss_normalize_slice(int64_t ndim, int64_t dim, int has_start, int64_t start,
                        int64_t *len_out, ss_error *err);
 
 const char *ss_overlap_name(ss_overlap o);
-/* Tests only: a built plan's overlap class the way the plan takes when its
- * exact search (a shared element as a bounded equation) gives up: by the
- * views' runs, or a bitmap. Equal to plan->overlap. */
+/* The overlap class of a built plan's src and slice (SS_OVL_SEPARATE for a
+ * separate src): an exact search for a shared element as a bounded
+ * equation, falling back on the views' runs or a bitmap where it gives up.
+ * Worked out on each call (a few hundred instructions a small case): the
+ * reports and a finding's key read it, no check needs it. */
+ss_overlap ss_plan_overlap(const ss_plan *plan);
+/* Tests only: ss_plan_overlap the way it goes when its exact search gives
+ * up: by the views' runs, or a bitmap. Equal to ss_plan_overlap. */
 ss_overlap ss_plan_overlap_unsolved(const ss_plan *plan);
 
 #endif

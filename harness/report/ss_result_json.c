@@ -44,7 +44,7 @@ cJSON *ss_replay_case_json(const ss_replay_ctx *rc, const char *path, const ss_r
              (!r->note[0] || add_text(o, "note", r->note));
     if (ok && r->ran)
         ok = add_text(o, "dtype", ss_dtype_name(rc->c.dtype)) &&
-             add_text(o, "overlap", rc->plan.internal_overlap ? "internal" : ss_overlap_name(rc->plan.overlap)) &&
+             add_text(o, "overlap", rc->plan.internal_overlap ? "internal" : ss_overlap_name(ss_plan_overlap(&rc->plan))) &&
              add_text(o, "reference", r->ref_status == SS_RUN_REJECTED ? "rejected" : "ran");
     ok = ok && (runs = cJSON_AddArrayToObject(o, "runs"));
     for (size_t i = 0; ok && i < r->runs; i++) {
