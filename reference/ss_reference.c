@@ -180,6 +180,49 @@ static void walk_best_inner(pair_layout *L) {
     L->src_st[in] = src_st;
 }
 
+/* d[k] = s[k] over the pair layout L, d and s at the two views' first
+ * elements: a tiled 2-D block where it is a transpose, else run by run with
+ * walk_best_inner's dim innermost (L is reordered). Any element order will
+ * do: the two sides share no element. */
+static void copy_layout(uint8_t *d, const uint8_t *s, pair_layout *L, size_t es) {
+    if (L->ndim == 0) { memcpy(d, s, es); return; }
+    const int inner = L->ndim - 1;
+    /* Transposed inner pair: one side contiguous along the innermost dim, the
+     * other along the next one out. Then the unit of work is a tiled 2-D block. */
+    const int tiled = L->ndim >= 2 && L->sizes[inner] >= TILE && L->sizes[inner - 1] >= TILE &&
+                      ((L->dst_st[inner] == 1 && L->src_st[inner - 1] == 1) ||
+                       (L->src_st[inner] == 1 && L->dst_st[inner - 1] == 1));
+    if (!tiled) {
+        walk_best_inner(L);
+        switch (es) {   /* fixed sizes let the compiler emit single moves */
+        case 1: copy_runs(d, s, L, 1); return;
+        case 2: copy_runs(d, s, L, 2); return;
+        case 4: copy_runs(d, s, L, 4); return;
+        case 8: copy_runs(d, s, L, 8); return;
+        default: copy_runs(d, s, L, 16); return;
+        }
+    }
+    const int outer = inner - 1;   /* dims below `outer` run the odometer */
+    int64_t idx[SS_MAX_NDIM];
+    for (int k = 0; k < outer; k++) idx[k] = 0;   /* only these (this runs per case) */
+    for (;;) {
+        copy_tiled(d, L->dst_st[inner - 1], L->dst_st[inner], s, L->src_st[inner - 1], L->src_st[inner],
+                   L->sizes[inner - 1], L->sizes[inner], es);
+        int k = outer - 1;
+        for (; k >= 0; k--) {   /* odometer over the outer dims */
+            if (++idx[k] < L->sizes[k]) {
+                d += L->dst_st[k] * (int64_t)es;
+                s += L->src_st[k] * (int64_t)es;
+                break;
+            }
+            d -= (L->sizes[k] - 1) * L->dst_st[k] * (int64_t)es;
+            s -= (L->sizes[k] - 1) * L->src_st[k] * (int64_t)es;
+            idx[k] = 0;
+        }
+        if (k < 0) return;
+    }
+}
+
 /* dst[idx] = src[idx] for every logical index; dst and src must not share
  * elements (the caller snapshots when they could). numel: dst's (the plan's
  * slice_numel; the caller has it). */
@@ -188,56 +231,22 @@ static void copy_view(uint8_t *dst_base, const ss_view *dst, const uint8_t *src_
     if (numel == 0) return;
     pair_layout L;
     coalesce(dst, src, &L);
-    uint8_t *d = dst_base + dst->offset * (int64_t)es;
-    const uint8_t *s = src_base + src->offset * (int64_t)es;
-    if (L.ndim == 0) { memcpy(d, s, es); return; }
-    const int inner = L.ndim - 1;
-    /* Transposed inner pair: one side contiguous along the innermost dim, the
-     * other along the next one out. Then the unit of work is a tiled 2-D block. */
-    const int tiled = L.ndim >= 2 && L.sizes[inner] >= TILE && L.sizes[inner - 1] >= TILE &&
-                      ((L.dst_st[inner] == 1 && L.src_st[inner - 1] == 1) ||
-                       (L.src_st[inner] == 1 && L.dst_st[inner - 1] == 1));
-    if (!tiled) {
-        walk_best_inner(&L);
-        switch (es) {   /* fixed sizes let the compiler emit single moves */
-        case 1: copy_runs(d, s, &L, 1); return;
-        case 2: copy_runs(d, s, &L, 2); return;
-        case 4: copy_runs(d, s, &L, 4); return;
-        case 8: copy_runs(d, s, &L, 8); return;
-        default: copy_runs(d, s, &L, 16); return;
-        }
-    }
-    const int outer = inner - 1;   /* dims below `outer` run the odometer */
-    int64_t idx[SS_MAX_NDIM];
-    for (int k = 0; k < outer; k++) idx[k] = 0;   /* only these (this runs per case) */
-    for (;;) {
-        copy_tiled(d, L.dst_st[inner - 1], L.dst_st[inner], s, L.src_st[inner - 1], L.src_st[inner],
-                   L.sizes[inner - 1], L.sizes[inner], es);
-        int k = outer - 1;
-        for (; k >= 0; k--) {   /* odometer over the outer dims */
-            if (++idx[k] < L.sizes[k]) {
-                d += L.dst_st[k] * (int64_t)es;
-                s += L.src_st[k] * (int64_t)es;
-                break;
-            }
-            d -= (L.sizes[k] - 1) * L.dst_st[k] * (int64_t)es;
-            s -= (L.sizes[k] - 1) * L.src_st[k] * (int64_t)es;
-            idx[k] = 0;
-        }
-        if (k < 0) return;
-    }
+    copy_layout(dst_base + dst->offset * (int64_t)es, src_base + src->offset * (int64_t)es, &L, es);
 }
 
-/* A contiguous view with src's sizes: where the snapshot lives. Only its
- * first ndim dims are set (all copy_view reads; this runs per aliased case). */
-static void contiguous_like(const ss_view *v, ss_view *c) {
-    c->ndim = v->ndim;
-    c->offset = 0;
+/* The two copies through a snapshot laid out contiguous over L's sizes: src
+ * into it (to), then it into the slice (from). L pairs the slice's and src's
+ * elements already, so both copies walk it: no view of the snapshot to
+ * coalesce again. Only the first ndim dims are set (all copy_layout reads). */
+static void snapshot_layouts(const pair_layout *L, pair_layout *to, pair_layout *from) {
+    to->ndim = from->ndim = L->ndim;
     int64_t st = 1;
-    for (int d = v->ndim - 1; d >= 0; d--) {
-        c->sizes[d] = v->sizes[d];
-        c->strides[d] = st;
-        st *= v->sizes[d];
+    for (int d = L->ndim - 1; d >= 0; d--) {
+        to->sizes[d] = from->sizes[d] = L->sizes[d];
+        to->src_st[d] = L->src_st[d];
+        from->dst_st[d] = L->dst_st[d];
+        to->dst_st[d] = from->src_st[d] = st;
+        st *= L->sizes[d];
     }
 }
 
@@ -278,16 +287,16 @@ ss_run_status ss_ref_run(const ss_plan *plan, ss_storage *input, ss_storage *src
                 (size_t)L.sizes[0] * es);
         return SS_RUN_OK;
     }
-    ss_view snap;
-    contiguous_like(&plan->op.src, &snap);
     uint8_t *tmp = bytes <= sizeof small ? small : malloc(bytes);
     if (!tmp) {
         snprintf(why, why_len, "out of memory for a %lld-element snapshot",
                  (long long)plan->slice_numel);
         return SS_RUN_FAILED;
     }
-    copy_view(tmp, &snap, src_data, &plan->op.src, es, plan->slice_numel);
-    copy_view(in_data, &plan->slice, tmp, &snap, es, plan->slice_numel);
+    pair_layout to, from;
+    snapshot_layouts(&L, &to, &from);
+    copy_layout(tmp, src_data + plan->op.src.offset * (int64_t)es, &to, es);
+    copy_layout(in_data + plan->slice.offset * (int64_t)es, tmp, &from, es);
     if (tmp != small) free(tmp);
     return SS_RUN_OK;
 }
