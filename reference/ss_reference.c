@@ -250,6 +250,22 @@ static void snapshot_layouts(const pair_layout *L, pair_layout *to, pair_layout 
     }
 }
 
+/* How the two sides of L (at offsets doff and soff, in elements) meet: -1
+ * the same elements in the same order (each copied onto itself: nothing to
+ * do), 0 their ranges apart (no shared element: a direct copy), 1 they may
+ * share elements (a snapshot). Strides of a validated view are >= 0. */
+static int pair_meets(const pair_layout *L, int64_t doff, int64_t soff) {
+    int64_t dhi = doff, shi = soff;
+    int same = doff == soff;
+    for (int d = 0; d < L->ndim; d++) {
+        dhi += (L->sizes[d] - 1) * L->dst_st[d];
+        shi += (L->sizes[d] - 1) * L->src_st[d];
+        same &= L->dst_st[d] == L->src_st[d];
+    }
+    if (same) return -1;
+    return !(dhi < soff || shi < doff);
+}
+
 ss_run_status ss_ref_run(const ss_plan *plan, ss_storage *input, ss_storage *src, char *why,
                          size_t why_len) {
     if (plan->internal_overlap) {
@@ -264,10 +280,11 @@ ss_run_status ss_ref_run(const ss_plan *plan, ss_storage *input, ss_storage *src
         return SS_RUN_OK;
     }
     if (plan->slice_numel == 0) return SS_RUN_OK;   /* nothing written (an empty view's dims mean nothing) */
-    /* An aliased src may share elements with the slice. A small one is
-     * copied through a snapshot on the stack without asking: right whatever
-     * they share, and cheaper than working out the overlap class. A large
-     * one asks (ss_plan_overlap) whether a snapshot, or any copy, is needed. */
+    /* An aliased src may share elements with the slice. A small one does
+     * not ask the overlap class (its exact search costs more than a small
+     * copy): the coalesced pair's ranges (pair_meets) decide, a snapshot on
+     * the stack where they meet. A large one asks (ss_plan_overlap) whether
+     * a snapshot, or any copy, is needed. */
     _Alignas(16) uint8_t small[4096];
     const size_t bytes = (size_t)plan->slice_numel * es;
     if (bytes > sizeof small) {
@@ -285,6 +302,13 @@ ss_run_status ss_ref_run(const ss_plan *plan, ss_storage *input, ss_storage *src
     if (L.ndim == 1 && L.dst_st[0] == 1 && L.src_st[0] == 1) {
         memmove(in_data + plan->slice.offset * (int64_t)es, src_data + plan->op.src.offset * (int64_t)es,
                 (size_t)L.sizes[0] * es);
+        return SS_RUN_OK;
+    }
+    const int meets = pair_meets(&L, plan->slice.offset, plan->op.src.offset);
+    if (meets < 0) return SS_RUN_OK;   /* x[a:b] = x[a:b] */
+    if (meets == 0) {
+        copy_layout(in_data + plan->slice.offset * (int64_t)es, src_data + plan->op.src.offset * (int64_t)es, &L,
+                    es);
         return SS_RUN_OK;
     }
     uint8_t *tmp = bytes <= sizeof small ? small : malloc(bytes);
