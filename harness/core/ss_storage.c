@@ -119,15 +119,17 @@ static uint16_t half_of_int(uint64_t v) {
 static uint32_t f32_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 
 /* Does the dtype hold every number up to `top` exactly? Then elements get
- * small readable integers; else an injective bit-pattern counter. */
+ * small readable integers; else an injective bit-pattern counter. A table,
+ * not a switch: the dtype changes from case to case, and the switch's jump
+ * was mispredicted about once a fill. t < SS_DTYPE_COUNT. */
 static int readable(ss_dtype t, uint64_t top) {
-    switch (t) {
-    case SS_BOOL: return 0;
-    case SS_FLOAT16: return top < 2048;
-    case SS_BFLOAT16: return top < 256;
-    case SS_FLOAT32: case SS_COMPLEX64: return top < (1u << 24);
-    default: return 1;
-    }
+    static const uint64_t below[SS_DTYPE_COUNT] = {
+        [SS_BOOL] = 0, [SS_UINT8] = UINT64_MAX, [SS_INT8] = UINT64_MAX, [SS_INT16] = UINT64_MAX,
+        [SS_INT32] = UINT64_MAX, [SS_INT64] = UINT64_MAX, [SS_FLOAT16] = 2048, [SS_BFLOAT16] = 256,
+        [SS_FLOAT32] = 1u << 24, [SS_FLOAT64] = UINT64_MAX, [SS_COMPLEX64] = 1u << 24,
+        [SS_COMPLEX128] = UINT64_MAX,
+    };
+    return top < below[t];
 }
 
 #define FILL(T, expr) do { for (int64_t i = 0; i < numel; i++) { const uint64_t v = v0 + (uint64_t)i; \
