@@ -509,6 +509,84 @@ static void test_schedules_agree_is_exact(void **state) {
     ss_check_ctx_free(&ctx);
 }
 
+/* A run with the program planned by hand (ss_kprog_build, ss_emu_exec) on
+ * fresh copies of the case's storages: ss_emu_run's answer without any
+ * program kept from ss_emu_schedules_agree. */
+static ss_run_status run_planned_by_hand(ss_kernel_id k, const ss_op *op, ss_storage *in, ss_storage *src) {
+    ss_kprog prog;
+    char why[256];
+    const ss_run_status st = ss_kprog_build(k, op, in->guard, op->src_aliased ? in->guard : src->guard, &prog,
+                                            why, sizeof why);
+    if (st != SS_RUN_OK) return st;
+    uint8_t *bufs[SS_KB_COUNT];
+    bufs[SS_KB_INPUT] = ss_storage_data(in);
+    bufs[SS_KB_SRC] = op->src_aliased ? bufs[SS_KB_INPUT] : ss_storage_data(src);
+    bufs[SS_KB_TMP] = malloc((size_t)prog.tmp_bytes + 16);
+    bufs[SS_KB_IDX] = malloc((size_t)prog.idx_bytes + 16);
+    assert_non_null(bufs[SS_KB_TMP]);
+    assert_non_null(bufs[SS_KB_IDX]);
+    const ss_run_opts fwd = {SS_SCHED_FORWARD, 0, 0};
+    assert_int_equal(ss_emu_exec(&prog, bufs, &fwd), 0);
+    free(bufs[SS_KB_TMP]);
+    free(bufs[SS_KB_IDX]);
+    return st;
+}
+
+/* ss_emu_run reuses the program ss_emu_schedules_agree planned last only for
+ * the same kernel, guards and op: after a question about another case, another
+ * kernel, or the same op struct changed in place, it plans its own. Each run
+ * is held to one planned by hand, byte for byte. */
+static void test_planned_program_follows_the_op(void **state) {
+    (void)state;
+    ss_gen_config cfg;
+    ss_gen_config_default(&cfg);
+    cfg.max_numel = 1 << 10;
+    cfg.large_per_mille = 0;
+    ss_storage in = {0}, src = {0}, in2 = {0}, src2 = {0};
+    ss_op prev;
+    memset(&prev, 0, sizeof prev);
+    int reused = 0, changed_in_place = 0;
+    for (uint64_t i = 0; i < 900; i++) {
+        ss_case c;
+        ss_case_init(&c);
+        assert_int_equal(ss_gen_case(&cfg, 23, i, &c, NULL), 0);
+        const ss_kernel_id k = (ss_kernel_id)(i % SS_KERNEL_COUNT);
+        const size_t es = c.op.elem_size;
+        const size_t n_in = (size_t)c.op.input_storage_numel * es;
+        const size_t n_src = c.op.src_aliased ? 0 : (size_t)c.op.src_storage_numel * es;
+        assert_int_equal(ss_storage_reserve(&in, n_in, SS_GUARD_DEFAULT), 0);
+        assert_int_equal(ss_storage_reserve(&src, n_src, SS_GUARD_DEFAULT), 0);
+        assert_int_equal(ss_storage_reserve(&in2, n_in, SS_GUARD_DEFAULT), 0);
+        assert_int_equal(ss_storage_reserve(&src2, n_src, SS_GUARD_DEFAULT), 0);
+        switch (i % 4) {   /* what was asked just before the run */
+        case 0: (void)ss_emu_schedules_agree(k, &c.op, SS_GUARD_DEFAULT); reused++; break;
+        case 1: (void)ss_emu_schedules_agree((ss_kernel_id)((k + 1) % SS_KERNEL_COUNT), &c.op, SS_GUARD_DEFAULT); break;
+        case 2: (void)ss_emu_schedules_agree(k, &prev, SS_GUARD_DEFAULT); break;
+        default:   /* asked about this op struct, which then changes: another slice */
+            (void)ss_emu_schedules_agree(k, &c.op, SS_GUARD_DEFAULT);
+            if (c.op.has_start && c.op.start > 0) { c.op.start--; changed_in_place++; }
+            else if (c.op.step > 1) { c.op.step--; changed_in_place++; }
+            break;
+        }
+        ss_fill_case(&c, &in, &src);
+        ss_fill_case(&c, &in2, &src2);
+        char why[256];
+        const ss_run_opts fwd = {SS_SCHED_FORWARD, 0, 0};
+        const ss_run_status got = ss_emu_run(k, &c.op, &in, c.op.src_aliased ? NULL : &src, &fwd, why, sizeof why);
+        const ss_run_status want = run_planned_by_hand(k, &c.op, &in2, &src2);
+        if (got != want) fail_msg("case %llu kernel %d: status %d, by hand %d", (unsigned long long)i, (int)k, got, want);
+        assert_memory_equal(in.base, in2.base, n_in + 2 * SS_GUARD_DEFAULT);
+        if (n_src) assert_memory_equal(src.base, src2.base, n_src + 2 * SS_GUARD_DEFAULT);
+        prev = c.op;
+        ss_case_free(&c);
+    }
+    assert_true(reused > 200 && changed_in_place > 20);
+    ss_storage_free(&in);
+    ss_storage_free(&src);
+    ss_storage_free(&in2);
+    ss_storage_free(&src2);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hand_cases_all_schedules),
@@ -517,6 +595,7 @@ int main(void) {
         cmocka_unit_test(test_transposed_tiles_match_item_loop),
         cmocka_unit_test(test_transposed_tiles_steps_and_dims),
         cmocka_unit_test(test_schedules_agree_is_exact),
+        cmocka_unit_test(test_planned_program_follows_the_op),
         cmocka_unit_test(test_dependent_launch_schedules),
         cmocka_unit_test(test_generated_cases),
         cmocka_unit_test(test_initial_storages_refilled),
