@@ -288,6 +288,52 @@ static void test_raise_kept(void **state) {
     ss_check_ctx_free(&ctx);
 }
 
+/* A compiler stand-in that raised once, when the campaign found it, and
+ * never again: every rerun gives a result the reference disagrees with. */
+static int flaky_calls;
+static ss_run_status flaky_run(const ss_target *t, const ss_plan *p, ss_storage *in, ss_storage *src,
+                               const ss_run_opts *o, char *why, size_t n) {
+    (void)t; (void)p; (void)in; (void)src; (void)o;
+    if (flaky_calls++) return SS_RUN_OK;
+    snprintf(why, n, "compiled raises RuntimeError: race in a kernel 7; eager runs it");
+    return SS_RUN_RAISED;
+}
+static const ss_target flaky = {"test:flaky", &test_engine, "flaky", 1, 0, NULL, 0, NULL, flaky_run};
+
+/* A raised finding that no rerun reproduces keeps its exception in its
+ * detail, beside the rerun count: its dedup key is made from the exception. */
+static void test_unreproduced_raise_keeps_exception(void **state) {
+    (void)state;
+    ss_gen_config cfg;
+    ss_gen_config_default(&cfg);
+    cfg.max_numel = 64;
+    cfg.large_per_mille = 0;
+    ss_case c;
+    assert_int_equal(ss_gen_case(&cfg, 3, 1, &c, NULL), 0);
+    ss_check_ctx ctx;
+    ss_check_ctx_init(&ctx);
+    ss_min_target p;
+    memset(&p, 0, sizeof p);
+    p.ctx = &ctx;
+    p.target = &flaky;
+    p.opts = (ss_run_opts){SS_SCHED_FORWARD, 1, 0};
+    p.want = SS_RAISED;
+    flaky_calls = 0;
+    ss_plan plan;
+    assert_int_equal(ss_plan_build(&c.op, &plan, NULL), 0);
+    assert_int_equal(ss_min_target_pred(&c, &plan, &p), 1);   /* the one raise: the finding */
+    ss_min_stats st;
+    char detail[512], key[SS_RAISE_KEY_LEN];
+    const ss_min_opts mo = {0, 60, 0, NULL};
+    (void)ss_min_target_run(&c, &mo, &p, &st, detail, sizeof detail);
+    assert_string_equal(detail, "compiled raises RuntimeError: race in a kernel 7; eager runs it; "
+                                "nondeterministic: failed 0 of 3 reruns of this case");
+    ss_raise_key(detail, key, sizeof key);
+    assert_string_equal(key, "RuntimeError: race in a kernel / eager runs");
+    ss_case_free(&c);
+    ss_check_ctx_free(&ctx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_generated_failures),
@@ -295,6 +341,7 @@ int main(void) {
         cmocka_unit_test(test_emu_mutants),
         cmocka_unit_test(test_budget_and_floor),
         cmocka_unit_test(test_raise_kept),
+        cmocka_unit_test(test_unreproduced_raise_keeps_exception),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -29,6 +29,10 @@ int ss_min_target_run(ss_case *c, const ss_min_opts *opts, ss_min_target *p, ss_
                       char *detail, size_t detail_len) {
     p->raise[0] = 0;
     if (p->want == SS_RAISED) ss_raise_key(p->last.why, p->raise, sizeof p->raise);
+    /* What the finding said when found: its detail if no rerun of the final
+     * case fails again (a raised finding's key is made from its exception). */
+    char found[sizeof p->last.why];
+    snprintf(found, sizeof found, "%s", p->last.why);
     const int rc = ss_minimize(c, opts, ss_min_target_pred, p, stats);
     detail[0] = 0;
     ss_plan plan;
@@ -42,6 +46,7 @@ int ss_min_target_run(ss_case *c, const ss_min_opts *opts, ss_min_target *p, ss_
         ss_check_describe(&plan, &p->last, detail, detail_len);
     }
     if (runs > 1 && held < runs) {
+        if (!held) snprintf(detail, detail_len, "%s", found);
         const size_t len = strlen(detail);
         snprintf(detail + len, detail_len - len, "%snondeterministic: failed %d of %d reruns of this case",
                  len ? "; " : "", held, runs);
