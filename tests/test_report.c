@@ -101,6 +101,10 @@ static void test_raise_key(void **state) {
     ss_raise_key("compiled raises BackendCompilerFailed: backend='inductor' raised: AssertionError: expected size "
                  "3==5; eager runs it", k2, sizeof k2);
     assert_string_equal(k2, "AssertionError: expected size #==# / eager runs");
+    /* dynamo's fake-tensor failure: the key is the cause the worker put in parentheses */
+    ss_raise_key("compiled raises TorchRuntimeError: RuntimeError when making fake tensor call (got "
+                 "RuntimeError('more than one element of the written-to tensor')); eager runs it", k, sizeof k);
+    assert_string_equal(k, "RuntimeError('more than one element of / eager runs");
     /* a wrapper without its cause (a worker before the cause was kept) keys on the wrapper */
     ss_raise_key("compiled raises BackendCompilerFailed: backend='inductor' raised:; eager runs it", k, sizeof k);
     assert_string_equal(k, "BackendCompilerFailed: backend='inductor' raised: / eager runs");

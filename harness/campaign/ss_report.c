@@ -78,16 +78,26 @@ static size_t key_words(const char *s, int words, char *out, size_t o, size_t n)
     return o;
 }
 
-/* A backend's wrapper ("BackendCompilerFailed: backend='inductor' raised:
- * RuntimeError: ..."): every failure inside a backend starts with the same
- * words, so the key is its cause's (the type and words after " raised: ",
- * on the wrapper's line: the worker puts it there). */
+/* Wrappers whose first words every failure inside them shares, and where
+ * the worker puts their cause on the line: a backend's ("BackendCompilerFailed:
+ * backend='inductor' raised: RuntimeError: ...") and dynamo's fake-tensor
+ * failure ("TorchRuntimeError: RuntimeError when making fake tensor call (got
+ * RuntimeError('...'))"). The key is the cause's, from the words after the
+ * marker. */
+static const struct { const char *prefix, *marker; } wrappers[] = {
+    {"BackendCompilerFailed: ", " raised: "},
+    {"TorchRuntimeError: ", " (got "},
+};
+
 static const char *past_wrapper(const char *raise) {
-    static const char wrapper[] = "BackendCompilerFailed: ";
-    if (strncmp(raise, wrapper, sizeof wrapper - 1)) return raise;
-    const char *cause = strstr(raise, " raised: "), *end = strchr(raise, ';');
-    if (!cause || (end && cause > end) || !cause[9] || cause[9] == ';') return raise;
-    return cause + 9;
+    for (size_t i = 0; i < sizeof wrappers / sizeof wrappers[0]; i++) {
+        if (strncmp(raise, wrappers[i].prefix, strlen(wrappers[i].prefix))) continue;
+        const char *cause = strstr(raise, wrappers[i].marker), *end = strchr(raise, ';');
+        if (!cause || (end && cause > end)) return raise;
+        cause += strlen(wrappers[i].marker);
+        return *cause && *cause != ';' ? cause : raise;
+    }
+    return raise;
 }
 
 void ss_raise_key(const char *why, char *out, size_t n) {

@@ -103,11 +103,18 @@ def read_frame():
     return kind, read_exact(length)
 
 
+# Dynamo's fake-tensor failure names its cause at the end of a later line:
+# "... call_function <built-in function setitem>(...): got RuntimeError('...')".
+FAKE_CAUSE = re.compile(r": got ([A-Za-z_][\w.]*\(.*\))\s*$")
+
+
 def first_line(exc):
-    """The exception in one line. A first line ending in ':' is a wrapper's
-    ("BackendCompilerFailed: backend='inductor' raised:"), whose cause is on
-    the next line: both are kept, so two different failures inside one
-    backend read (and deduplicate) apart."""
+    """The exception in one line. A wrapper's first line says little: one
+    ending in ':' ("BackendCompilerFailed: backend='inductor' raised:") has
+    its cause on the next line, and dynamo's fake-tensor failure
+    ("TorchRuntimeError: RuntimeError when making fake tensor call") on a
+    later one after ": got ". The cause is kept on the line, so two different
+    failures inside one wrapper read (and deduplicate) apart."""
     text = "%s: %s" % (type(exc).__name__, exc)
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     if not lines:
@@ -115,6 +122,10 @@ def first_line(exc):
     head = lines[0]
     if head.endswith(":") and len(lines) > 1:
         head += " " + lines[1]
+    elif head.startswith("TorchRuntimeError: "):
+        causes = [m.group(1) for m in map(FAKE_CAUSE.search, lines[1:]) if m]
+        if causes:
+            head += " (got %s)" % causes[0]
     return head[:900]
 
 

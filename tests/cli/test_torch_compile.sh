@@ -27,6 +27,20 @@ EOF
         grep -q "raises BackendCompilerFailed: backend='inductor' raised: RuntimeError: While executing unfold" \
             "$tmp/wrap-$ver.out" && pass "torch $ver: a BackendCompilerFailed keeps its cause in the verdict" \
             || fail "torch $ver: a BackendCompilerFailed keeps its cause in the verdict" "$(head -c 400 "$tmp/wrap-$ver.out")"
+        # Dynamo's fake-tensor failure keeps its cause too: x[:, ::4] = src on
+        # stride-0 views of one element (eager copies it; fake tensors refuse).
+        cat >"$tmp/fake.json" <<'CASE'
+{"format": "ssfuzz-case", "version": 1, "dtype": "uint8", "storage": {"numel": 1},
+ "input": {"offset": 0, "sizes": [1, 2], "strides": [2, 0]},
+ "src": {"storage": "input", "offset": 0, "sizes": [1, 2], "strides": [8, 0]},
+ "dim": 0, "start": null, "end": null, "step": 4, "fill": {"seed": 0, "small": true},
+ "program": [{"op": "write", "into": "x", "spelling": "setitem", "src": "src"}]}
+CASE
+        "$SSFUZZ" --python "$py" replay "$tmp/fake.json" -t torch:compile-cpu:program --schedule two-inputs \
+            >"$tmp/fake-$ver.out" 2>&1
+        grep -q "raises TorchRuntimeError: RuntimeError when making fake tensor call (got RuntimeError('more than one" \
+            "$tmp/fake-$ver.out" && pass "torch $ver: a fake-tensor failure keeps its cause in the verdict" \
+            || fail "torch $ver: a fake-tensor failure keeps its cause in the verdict" "$(head -c 400 "$tmp/fake-$ver.out")"
         "$SSFUZZ" --python "$py" fuzz -t torch:compile-cpu:scatter-return --seed 1 --cases 3 --minimize-time 10 \
             -q -o "$tmp/sr-$ver" >"$tmp/sr-$ver.out" 2>&1
         "$py" - "$tmp/sr-$ver/summary.json" <<'EOF' && pass "torch $ver: a compile-cpu:scatter-return campaign finds #198094's class" \
