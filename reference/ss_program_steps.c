@@ -4,7 +4,8 @@
  * refusals, then reads every operand completely, then writes (the snapshot
  * rule). PyTorch's checks (ATen's TensorIterator and index_put_):
  *  - the written view: a stride-0 dim of size > 1 raises ("more than one
- *    element of the written-to tensor refers to a single memory location");
+ *    element of the written-to tensor refers to a single memory location"),
+ *    unless the view is empty (nothing is written, and PyTorch runs it);
  *    other internal overlap (overlapping as_strided, unfold with step < size)
  *    is not checked, and writing through it has no defined result: refused
  *    with raises = 0. fill_ and zero_ write one value everywhere: allowed.
@@ -31,8 +32,11 @@ static int need_same(prun *r, const char *key, const pval *dst, const pval *src,
                          "or casting in v1)", a, ss_dtype_name(src->dtype), what, b, ss_dtype_name(dst->dtype));
 }
 
-/* The written view's internal overlap: PyTorch's refusal, or no defined result. */
+/* The written view's internal overlap: PyTorch's refusal, or no defined result.
+ * An empty view writes nothing, and PyTorch runs the write (1.13 to 2.15:
+ * add_, mul_ and copy_ into a [0, 2] view of strides [0, 0] all run). */
 static int refuse_internal(prun *r, const pval *dest, const char *op) {
+    if (dest->numel == 0) return 0;
     if (ss_pg_torch_internal_overlap(&dest->v))
         return ss_pg_refuse(r, 1, "%s: unsupported operation: more than one element of the written-to "
                             "tensor refers to a single memory location (a stride-0 dim)", op);
