@@ -459,14 +459,6 @@ static int same_op(const ss_op *a, const ss_op *b) {
            same_view(&a->input, &b->input) && same_view(&a->src, &b->src);
 }
 
-static void copy_view_dims(ss_view *to, const ss_view *from) {
-    to->offset = from->offset;
-    to->ndim = from->ndim;
-    const size_t n = sizeof(int64_t) * (size_t)from->ndim;   /* a built program's rank is in range */
-    memcpy(to->sizes, from->sizes, n);
-    memcpy(to->strides, from->strides, n);
-}
-
 int ss_emu_schedules_agree(ss_kernel_id k, const ss_op *op, size_t guard) {
     char why[8];
     planned.valid = 0;
@@ -474,19 +466,7 @@ int ss_emu_schedules_agree(ss_kernel_id k, const ss_op *op, size_t guard) {
     planned.valid = 1;
     planned.k = k;
     planned.guard_in = planned.guard_src = guard;
-    ss_op *o = &planned.op;
-    o->elem_size = op->elem_size;
-    o->input_storage_numel = op->input_storage_numel;
-    o->src_aliased = op->src_aliased;
-    o->src_storage_numel = op->src_storage_numel;
-    o->dim = op->dim;
-    o->has_start = op->has_start;
-    o->has_end = op->has_end;
-    o->start = op->start;
-    o->end = op->end;
-    o->step = op->step;
-    copy_view_dims(&o->input, &op->input);
-    copy_view_dims(&o->src, &op->src);
+    planned.op = *op;   /* whole: same_op reads only what is set */
     for (int i = 0; i < planned.prog.nlaunch; i++)
         if (!planned.prog.launch[i].indep) return 0;
     return 1;

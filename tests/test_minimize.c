@@ -249,6 +249,20 @@ static ss_run_status raising_run(const ss_target *t, const ss_plan *p, ss_storag
 }
 static const ss_target raising = {"test:raising", &test_engine, "raising", 1, 0, NULL, 0, NULL, raising_run};
 
+/* p set up to minimize a raise on target t, with p->last holding c's raise as
+ * the campaign found it. */
+static void found_raise(ss_min_target *p, ss_check_ctx *ctx, const ss_target *t, const ss_case *c) {
+    ss_check_ctx_init(ctx);
+    memset(p, 0, sizeof *p);
+    p->ctx = ctx;
+    p->target = t;
+    p->opts = (ss_run_opts){SS_SCHED_FORWARD, 1, 0};
+    p->want = SS_RAISED;
+    ss_plan plan;
+    assert_int_equal(ss_plan_build(&c->op, &plan, NULL), 0);
+    assert_int_equal(ss_min_target_pred(c, &plan, p), 1);
+}
+
 /* A raised finding minimizes to a case that raises the same exception (its
  * numbers may change), never into another exception of a smaller case. */
 static void test_raise_kept(void **state) {
@@ -267,16 +281,8 @@ static void test_raise_kept(void **state) {
     c.op.end = 15;
     c.op.step = 1;
     ss_check_ctx ctx;
-    ss_check_ctx_init(&ctx);
     ss_min_target p;
-    memset(&p, 0, sizeof p);
-    p.ctx = &ctx;
-    p.target = &raising;
-    p.opts = (ss_run_opts){SS_SCHED_FORWARD, 1, 0};
-    p.want = SS_RAISED;
-    ss_plan plan;
-    assert_int_equal(ss_plan_build(&c.op, &plan, NULL), 0);
-    assert_int_equal(ss_min_target_pred(&c, &plan, &p), 1);   /* p.last: the failure found */
+    found_raise(&p, &ctx, &raising, &c);
     ss_min_stats st;
     char detail[512];
     const ss_min_opts mo = {0, 60, 0, NULL};
@@ -311,17 +317,9 @@ static void test_unreproduced_raise_keeps_exception(void **state) {
     ss_case c;
     assert_int_equal(ss_gen_case(&cfg, 3, 1, &c, NULL), 0);
     ss_check_ctx ctx;
-    ss_check_ctx_init(&ctx);
     ss_min_target p;
-    memset(&p, 0, sizeof p);
-    p.ctx = &ctx;
-    p.target = &flaky;
-    p.opts = (ss_run_opts){SS_SCHED_FORWARD, 1, 0};
-    p.want = SS_RAISED;
     flaky_calls = 0;
-    ss_plan plan;
-    assert_int_equal(ss_plan_build(&c.op, &plan, NULL), 0);
-    assert_int_equal(ss_min_target_pred(&c, &plan, &p), 1);   /* the one raise: the finding */
+    found_raise(&p, &ctx, &flaky, &c);   /* the one raise: the finding */
     ss_min_stats st;
     char detail[512], key[SS_RAISE_KEY_LEN];
     const ss_min_opts mo = {0, 60, 0, NULL};
