@@ -160,7 +160,8 @@ regress: $(BUILD)/ssfuzz
 
 # A PyTorch release from PyPI in its own venv, for torch:* campaigns (never
 # part of `make` or `make test`): `make torch-env TORCH=2.14.1` prints the
-# SSFUZZ_PYTHON= line to use. About 5 GB each (CUDA libraries included).
+# SSFUZZ_PYTHON= line to use. About 5.5 GB each (CUDA libraries included); the
+# script checks for 9.5 GB free first (docs/dependencies.md).
 # TORCH defaults to the release CI pins (.ci/run), which `make test` then
 # finds under build/torch-*/ and runs torch.compile against for real.
 TORCH_PIN := 2.15.0

@@ -39,3 +39,36 @@ rm -f "$tmp/calls"
 PATH="$shims:$PATH" bash scripts/deps.sh build >"$tmp/out" 2>&1; rc=$?
 [ "$rc" = 0 ] && [ ! -s "$tmp/calls" ] && pass "packages present: deps build is offline and silent" ||
     fail "packages present: deps build is offline" "exit $rc, calls: $(cat "$tmp/calls" 2>/dev/null)"
+
+# make torch-env on a full disk: one line naming the filesystem and the need, exit 3, and
+# nothing written (no pip, no venv). The need is set past any disk's free space.
+SS_TORCH_ENV_NEED_MB=999999999 PATH="$shims:$PATH" bash scripts/torch-env.sh 2.15.0 "$tmp/te/torch-2.15.0" >"$tmp/out" 2>"$tmp/err"; rc=$?
+if [ "$rc" = 3 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && grep -q "not enough free disk for torch==2.15.0: .* MB free, needs .* MB" "$tmp/err" &&
+   [ ! -e "$tmp/te" ] && [ ! -s "$tmp/calls" ]; then pass "torch-env: a full disk is one line, exit 3, nothing written"
+else fail "torch-env: a full disk is one line, exit 3, nothing written" "exit $rc: $(cat "$tmp/err"; ls "$tmp/te" 2>&1; cat "$tmp/calls" 2>/dev/null)"; fi
+expect_rc "torch-env: a TORCH that is not a release number is refused (exit 2)" 2 bash scripts/torch-env.sh '2.15;rm' "$tmp/te/x"
+grep -q "TORCH='2.15;rm' is not a release number" "$tmp/err" && pass "torch-env: the refusal names TORCH" || fail "torch-env: the refusal names TORCH" "$(cat "$tmp/err")"
+
+# A failed install (a stand-in python whose venv's pip fails) leaves no half-made venv, and
+# room for the venv but not for pip's cache turns the cache off with a notice.
+cat >"$tmp/fakepy" <<'PYEOF'
+#!/bin/sh
+# "python -m venv DIR": a venv whose pip fails as a full disk would
+[ "$1 $2" = "-m venv" ] || exit 9
+mkdir -p "$3/bin" && printf '#!/bin/sh\necho "pip $*" >>"%s"\necho "ERROR: [Errno 28] No space left on device" >&2\nexit 1\n' "$3/../pip.args" >"$3/bin/pip" && chmod +x "$3/bin/pip"
+PYEOF
+chmod +x "$tmp/fakepy"
+free=$(df -Pm "$tmp" | awk 'NR == 2 { print $4 }')
+mkdir -p "$tmp/te"
+SS_TORCH_ENV_NEED_MB=$((free > 1000 ? free - 500 : free)) PIP_NO_CACHE_DIR= TMPDIR="$tmp" PIP_CACHE_DIR="$tmp/cache" \
+    bash scripts/torch-env.sh 2.15.0 "$tmp/te/torch-2.15.0" "$tmp/fakepy" >"$tmp/out" 2>"$tmp/err"; rc=$?
+if [ "$rc" = 1 ] && [ ! -e "$tmp/te/torch-2.15.0" ] && grep -q "installing torch==2.15.0 into .* failed" "$tmp/err"; then
+    pass "torch-env: a failed install is removed, exit 1"
+else fail "torch-env: a failed install is removed, exit 1" "exit $rc: $(cat "$tmp/out" "$tmp/err"; ls "$tmp/te")"; fi
+if [ "$free" -gt 1000 ]; then
+    grep -q "too little room for pip's cache as well .*; installing without it" "$tmp/out" && grep -q -- "--no-cache-dir" "$tmp/te/pip.args" &&
+        pass "torch-env: no room for pip's cache turns it off, with a notice" ||
+        fail "torch-env: no room for pip's cache turns it off, with a notice" "$(cat "$tmp/out" "$tmp/te/pip.args")"
+else
+    echo "skip torch-env cache notice: under 1 GB free on $tmp"
+fi
