@@ -201,7 +201,10 @@ static void print_plan(const char *path, const ss_case *c, const ss_plan *p) {
         wrapped("          ", shapes, 10);
     }
     if (c->program) print_program(c, p, ss_pyexpr_derive(c, &e) == 0 ? &e : NULL);
-    if (p->internal_overlap)
+    if (p->internal_overlap && c->program)   /* only a write into x is ill-defined; reads of x are not */
+        wrapped("valid:    yes - ", "a program on an input view with internal overlap (two indices share a "
+                "storage element): a write into it is refused, a read of it runs (meaning: says which)", 10);
+    else if (p->internal_overlap)
         wrapped("valid:    no - ", "the input view has internal overlap (two indices share a storage element, "
                 "e.g. a stride-0 dim): an in-place write is ill-defined, every target must reject it", 10);
     else
