@@ -76,6 +76,10 @@ cleanup() {   # a venv that never imported torch is no use to anyone: leave noth
     exit 1
 }
 "$py" -m venv "$dir" || cleanup
-"$dir/bin/pip" install -q --disable-pip-version-check "${pip_cache[@]}" "torch==$version" numpy || cleanup
+# Releases before 2.3 were built against NumPy 1 and warn ("may crash") on import with NumPy 2.
+numpy=numpy
+IFS=. read -r major minor _ <<<"$version"
+if [ "${major:-0}" -lt 2 ] 2>/dev/null || { [ "${major:-0}" = 2 ] && [ "${minor%%[!0-9]*}" -lt 3 ] 2>/dev/null; }; then numpy='numpy<2'; fi
+"$dir/bin/pip" install -q --disable-pip-version-check "${pip_cache[@]}" "torch==$version" "$numpy" || cleanup
 "$dir/bin/python" -c "import torch; print('torch-env: torch', torch.__version__, 'ok')" || cleanup
 echo "SSFUZZ_PYTHON=$(cd "$dir" && pwd)/bin/python"

@@ -72,3 +72,11 @@ if [ "$free" -gt 1000 ]; then
 else
     echo "skip torch-env cache notice: under 1 GB free on $tmp"
 fi
+# The NumPy a release was built against: before 2.3, NumPy 1 (NumPy 2 warns "may crash" on import).
+rm -f "$tmp/te/pip.args"
+for v in 2.0.1 2.15.0; do
+    PIP_NO_CACHE_DIR=1 bash scripts/torch-env.sh "$v" "$tmp/te/torch-$v" "$tmp/fakepy" >/dev/null 2>&1
+done
+if grep -q "torch==2.0.1 numpy<2\$" "$tmp/te/pip.args" && grep -q "torch==2.15.0 numpy\$" "$tmp/te/pip.args"; then
+    pass "torch-env: numpy<2 for a release before 2.3, the newest numpy after"
+else fail "torch-env: numpy<2 for a release before 2.3, the newest numpy after" "$(cat "$tmp/te/pip.args" 2>&1)"; fi
