@@ -30,7 +30,7 @@ grep -qx '          0 |XXX XXX XXX|' "$tmp/out" && grep -qx '          9 |... ..
 grep -q '^valid:    no - the input view has internal overlap' "$tmp/out" && grep -q 'reference rejects' "$tmp/out" \
     && pass "stride-0 input explained as invalid" || fail "stride-0 input explained as invalid"
 # A program that only reads an overlapping input is valid (its slice_scatter runs).
-"$SSFUZZ" explain corpus/torch-program-eager-scatter-overlapping-input.json >"$tmp/out" 2>&1
+"$SSFUZZ" explain corpus/torch-program-eager-scatter-overlapping-input-view.json >"$tmp/out" 2>&1
 grep -q '^valid:    yes - a program on an input view with internal overlap' "$tmp/out" && grep -q '^meaning:  runs; returns 1 value' "$tmp/out" \
     && pass "program reading an overlapping input explained as valid" || fail "program reading an overlapping input explained as valid" "$(grep -A1 '^valid\|^meaning' "$tmp/out")"
 # KV cache: rows outside the input view collapse to one line.
