@@ -25,12 +25,14 @@ if [ -x "$dir/bin/python" ] && "$dir/bin/python" -c "import torch, sys; sys.exit
 fi
 command -v "$py" >/dev/null || { echo "torch-env: no $py (TORCH_PY=...)" >&2; exit 1; }
 
-# Free MB on the filesystem that holds $1 (or its nearest existing parent).
-free_mb() {
+# $1, or its nearest existing parent: what df and stat can ask about before DIR exists.
+existing() {
     local p=$1
     while [ ! -e "$p" ]; do p=$(dirname "$p"); done
-    df -Pm "$p" | awk 'NR == 2 { print $4 }'
+    echo "$p"
 }
+# Free MB on the filesystem that holds $1.
+free_mb() { df -Pm "$(existing "$1")" | awk 'NR == 2 { print $4 }'; }
 need_mb=${SS_TORCH_ENV_NEED_MB:-9500}
 case $need_mb in *[!0-9]* | "") echo "torch-env: SS_TORCH_ENV_NEED_MB='$need_mb' is not a whole number of MB" >&2; exit 2 ;; esac
 cache_mb=3500
@@ -40,11 +42,10 @@ pip_cache=(); [ -n "${PIP_NO_CACHE_DIR:-}" ] && pip_cache=(--no-cache-dir)
 # The wheels land in TMPDIR and the cache, the install in DIR: each filesystem needs room for
 # what lands on it. Same device: the sums add up.
 room_for() {   # room_for WITH_CACHE: prints the first shortfall, nothing when it all fits
-    local with_cache=$1 d p dev mb
+    local with_cache=$1 d dev mb
     local -A need_on=() where_on=()
     for d in "$dir" "$tmp_dir" ${with_cache:+"$cache_dir"}; do
-        p=$d; while [ ! -e "$p" ]; do p=$(dirname "$p"); done
-        dev=$(stat -c %d "$p")
+        dev=$(stat -c %d "$(existing "$d")")
         mb=$cache_mb                                        # the wheels, in TMPDIR or the cache
         [ "$d" = "$dir" ] && mb=$((need_mb - cache_mb))     # the venv
         need_on[$dev]=$(( ${need_on[$dev]:-0} + mb ))
@@ -58,9 +59,9 @@ room_for() {   # room_for WITH_CACHE: prints the first shortfall, nothing when i
         fi
     done
 }
-if [ ${#pip_cache[@]} = 0 ] && [ -n "$(room_for 1)" ]; then
+if [ ${#pip_cache[@]} = 0 ] && short=$(room_for 1) && [ -n "$short" ]; then
     pip_cache=(--no-cache-dir)
-    echo "torch-env: too little room for pip's cache as well ($(room_for 1)); installing without it"
+    echo "torch-env: too little room for pip's cache as well ($short); installing without it"
 fi
 short=$(room_for "")
 if [ -n "$short" ]; then
