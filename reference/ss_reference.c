@@ -268,6 +268,10 @@ static int pair_meets(const pair_layout *L, int64_t doff, int64_t soff) {
 
 ss_run_status ss_ref_run(const ss_plan *plan, ss_storage *input, ss_storage *src, char *why,
                          size_t why_len) {
+    if (plan->op.src_is_operand) {   /* its src need not have the slice's shape */
+        ss_text_set(why, why_len, "a program case: the program reference runs it, not the write's");
+        return SS_RUN_FAILED;
+    }
     if (plan->internal_overlap) {
         ss_text_set(why, why_len, "input view has internal overlap: cannot be written in place");
         return SS_RUN_REJECTED;

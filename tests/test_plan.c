@@ -126,6 +126,31 @@ static void test_validation_rules(void **state) {
     expect_invalid(op, "storage.numel");                                             /* over the byte budget */
 }
 
+/* A program's src is an operand of its steps: any shape inside its storage
+ * (a row of x[3], a diagonal, rows of a permuted x), never the slice's rule;
+ * the overlap class still answers for it, whatever its rank. */
+static void test_program_src_is_an_operand(void **state) {
+    (void)state;
+    ss_op op = shift_op();
+    op.src.ndim = 1; op.src.offset = 4; op.src.sizes[0] = 4; op.src.strides[0] = 1;   /* x[1] */
+    expect_invalid(op, "src.sizes");                       /* a single write: the slice's rank */
+    op.src_is_operand = 1;
+    ss_plan p;
+    ss_error err;
+    assert_int_equal(ss_plan_build(&op, &p, &err), 0);
+    assert_int_equal(p.slice_numel, 8);                    /* the slice's count, not src's */
+    assert_int_equal(ss_plan_overlap(&p), SS_OVL_PARTIAL);
+    op.src.sizes[0] = 0;                                   /* an empty operand meets nothing */
+    assert_int_equal(ss_plan_build(&op, &p, &err), 0);
+    assert_int_equal(ss_plan_overlap(&p), SS_OVL_DISJOINT);
+    op.src.offset = 9; op.src.sizes[0] = 4;                /* still a view of its storage */
+    expect_invalid(op, "src");
+    op = shift_op(); op.src_is_operand = 1; op.src.sizes[0] = 4;   /* 16 elements of 12 */
+    expect_invalid(op, "src");
+    op.src.sizes[0] = 1; op.src.strides[0] = -1;
+    expect_invalid(op, "src.strides[0]");
+}
+
 /* A view past its storage: the error names the last element reached and the numel needed. */
 static void test_past_the_end_names_numel(void **state) {
     (void)state;
@@ -412,6 +437,7 @@ int main(void) {
         cmocka_unit_test(test_normalize_dim),
         cmocka_unit_test(test_valid_shift_plan),
         cmocka_unit_test(test_validation_rules),
+        cmocka_unit_test(test_program_src_is_an_operand),
         cmocka_unit_test(test_overflow_is_rejected),
         cmocka_unit_test(test_internal_overlap),
         cmocka_unit_test(test_past_the_end_names_numel),

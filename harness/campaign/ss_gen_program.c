@@ -480,6 +480,7 @@ int ss_gen_program(const ss_gen_config *cfg, uint64_t seed, uint64_t index, ss_c
     if (!g.p) return -1;
     ss_program_free(c->program);
     c->program = g.p;
+    c->op.src_is_operand = 1;
     const int was_small = c->fill_small;
     c->fill_small = 1;
     /* the longest programs half the time: they have room for a read, the write and a use */
@@ -487,6 +488,7 @@ int ss_gen_program(const ss_gen_config *cfg, uint64_t seed, uint64_t index, ss_c
     if (settle(&g)) {
         ss_program_free(g.p);
         c->program = NULL;
+        c->op.src_is_operand = 0;
         c->fill_small = was_small;
         return -1;
     }

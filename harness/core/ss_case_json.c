@@ -326,6 +326,7 @@ static int read_case(const cJSON *root, const char *text, const ss_json_scan *sc
     }
     SS_TRY(get(root, "", "program", 0, &it, err));
     if (it) SS_TRY(ss_program_from_json(it, &c->program, err));
+    op->src_is_operand = c->program != NULL;
     SS_TRY(get_object(root, "", "meta", 0, &it, err));
     SS_TRY(check_finite(it, "meta", err));
     SS_TRY(get_object(root, "", "expect", 0, &it, err));

@@ -49,6 +49,10 @@ typedef struct ss_op {
     int64_t dim;                 /* may be negative */
     int has_start, has_end;      /* 0 means None */
     int64_t start, end, step;
+    int src_is_operand;          /* 1: a program case (set with its program by the case reader
+                                    and the program generator): src is an operand of its steps,
+                                    held to their rules, not the slice's source, so it need not
+                                    have the slice's shape; no kernel and no ss_ref_run runs it */
 } ss_op;
 
 /* How src's storage elements relate to input's (classification for triage). */

@@ -495,7 +495,7 @@ static void view_range(const ss_view *v, int64_t *lo, int64_t *hi) {
  * fallback does before it looks further. */
 static ss_overlap classify(const ss_plan *p, int solve) {
     if (!p->op.src_aliased) return SS_OVL_SEPARATE;
-    if (p->slice_numel == 0) return SS_OVL_DISJOINT;
+    if (p->slice_numel == 0 || ss_view_end(&p->op.src) == p->op.src.offset) return SS_OVL_DISJOINT;
     if (same_view(&p->slice, &p->op.src)) return SS_OVL_SAME_VIEW;
     if (solve) {
         const int partial = views_meet_solved(&p->slice, &p->op.src);
@@ -597,11 +597,14 @@ static int check_op(const ss_op *op, size_t max_bytes, ss_plan *plan, ss_error *
 }
 
 /* src checked as a view of its storage, with the slice's rank and sizes
- * (*numel: check_view's count of src's elements). */
+ * (*numel: check_view's count of src's elements). A program's src is an
+ * operand of its steps: only a view of its storage here, the program's own
+ * rules (the reference's) say what shape each step needs. */
 static int check_src(const ss_op *op, const ss_view *slice, int64_t *numel, ss_error *err) {
     const int64_t storage_numel = op->src_aliased ? op->input_storage_numel : op->src_storage_numel;
     int64_t last;
     SS_TRY(check_view(&op->src, storage_numel, "src", numel, &last, err));
+    if (op->src_is_operand) return 0;
     if (op->src.ndim != op->input.ndim)
         return ss_fail(err, "src.sizes", "rank %d must equal the input's rank %d", op->src.ndim,
                        op->input.ndim);
@@ -650,8 +653,9 @@ int ss_plan_build_limited(const ss_op *op, size_t max_bytes, ss_plan *plan, ss_e
         return -1;
     }
     /* src has the slice's sizes: check_view's count of src (its product
-     * without overflow) is the slice's, and no pass over the dims counts it */
-    plan->slice_numel = src_numel;
+     * without overflow) is the slice's, and no pass over the dims counts it
+     * (a program's src need not: the slice is counted, inside the input view) */
+    plan->slice_numel = op->src_is_operand ? ss_view_numel(s) : src_numel;
     plan->internal_overlap = internal_overlap(&op->input, plan->input_numel);   /* check_view's count */
     if (plan->internal_overlap < 0)
         return ss_fail(err, "input", "out of memory for the internal-overlap test");
