@@ -168,20 +168,6 @@ static void drop_dim(ss_view *v, int d) {
     v->ndim--;
 }
 
-/* PyTorch's slice(): negatives add the size once, then both clamp to [0, size]. */
-static void clamp_bounds(int64_t size, int has_s, int64_t s, int has_e, int64_t e, int64_t *s_out,
-                         int64_t *e_out) {
-    s = has_s ? s : 0;
-    e = has_e ? e : size;
-    if (s < 0) s = s < -size ? 0 : s + size;
-    if (e < 0) e = e < -size ? 0 : e + size;
-    if (s > size) s = size;
-    if (e > size) e = size;
-    if (e < s) e = s;
-    *s_out = s;
-    *e_out = e;
-}
-
 int ss_pg_slice(prun *r, const ss_step *s, const pval *of, int use_case_defaults, pval *out) {
     const ss_op *op = &r->plan->op;
     const int64_t dim = s->has_dim || !use_case_defaults ? s->dim : op->dim;
@@ -197,7 +183,7 @@ int ss_pg_slice(prun *r, const ss_step *s, const pval *of, int use_case_defaults
     out->bytes = NULL;
     if (!of->is_view) ss_pg_contiguous(&out->v, of->v.ndim, of->v.sizes);
     int64_t a, b;
-    clamp_bounds(of->v.sizes[d], has_s, st, has_e, en, &a, &b);
+    ss_slice_clamp(of->v.sizes[d], has_s, st, has_e, en, &a, &b);
     out->v.offset += a * out->v.strides[d];
     out->v.sizes[d] = (b - a + step - 1) / step;
     out->v.strides[d] *= step;

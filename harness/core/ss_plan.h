@@ -134,6 +134,22 @@ static inline int64_t ss_view_numel(const ss_view *v) {
     return n;
 }
 
+/* PyTorch's slice() bounds on a dim of `size` (None: has_* == 0): negatives
+ * add the size once, then both clamp to [0, size], and an end before the
+ * start gives an empty slice. The one clamp of the case's slice and of a
+ * program's slice views; the kernels compute their own on purpose (a kernel
+ * under test gets no help from the reference's normalization). */
+static inline void ss_slice_clamp(int64_t size, int has_start, int64_t start, int has_end, int64_t end,
+                                  int64_t *start_out, int64_t *end_out) {
+    int64_t s = has_start ? start : 0, e = has_end ? end : size;
+    if (s < 0) s = s < -size ? 0 : s + size;
+    if (e < 0) e = e < -size ? 0 : e + size;
+    if (s > size) s = size;
+    if (e > size) e = size;
+    *start_out = s;
+    *end_out = e < s ? s : e;
+}
+
 /* One past the last storage element a validated view touches (its offset
  * when empty): the storage numel the view needs. */
 static inline int64_t ss_view_end(const ss_view *v) {

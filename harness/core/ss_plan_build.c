@@ -125,15 +125,8 @@ normalize_slice(int64_t ndim, int64_t dim, int has_start, int64_t start, int has
                        (long long)(ndim - 1), (long long)dim);
     if (dim < 0) dim += ndim;      /* wraps once, as PyTorch's maybe_wrap_dim */
     if (step < 1) return ss_fail(err, "step", "must be >= 1 (got %lld)", (long long)step);
-    const int64_t size = sizes[dim];
-    int64_t s = has_start ? start : 0;
-    int64_t e = has_end ? end : INT64_MAX;
-    /* PyTorch's slice(): negatives add size once, then clamp to [0, size]. */
-    if (s < 0) s = s < -size ? 0 : s + size;
-    if (e < 0) e = e < -size ? 0 : e + size;
-    if (s > size) s = size;
-    if (e > size) e = size;
-    if (e < s) e = s;
+    int64_t s, e;
+    ss_slice_clamp(sizes[dim], has_start, start, has_end, end, &s, &e);
     *dim_out = (int)dim;
     *start_out = s;
     *end_out = e;
