@@ -1,4 +1,5 @@
-/* ss_program.c - a program's lifetime, names and step edits; the names of its kinds. */
+/* ss_program.c - a program's lifetime, names and step edits; the names of its kinds; a
+ * case's single write as a program. */
 #include <stdlib.h>
 #include <string.h>
 #include "ss_program.h"
@@ -106,6 +107,49 @@ int ss_program_remove_step(ss_program *p, int i) {
         if (p->defined_at[n] > i) p->defined_at[n]--;
     if (name >= 0) drop_name(p, name);
     return 0;
+}
+
+static ss_step step_of(ss_step_op op, int kind, int of, int operand) {
+    ss_step s;
+    memset(&s, 0, sizeof s);
+    s.op = op;
+    s.kind = kind;
+    s.name = -1;
+    s.of = of;
+    s.step = 1;
+    s.operand.name = operand;
+    s.has_operand = operand >= 0;
+    return s;
+}
+
+ss_program *ss_program_of_write(const ss_op *op, const char *spelling) {
+    int sp = -1;
+    for (int k = 0; k < SS_SP_COUNT; k++)
+        if (!strcmp(spelling, spelling_names[k])) sp = k;
+    if (sp < 0 && strcmp(spelling, "scatter-return")) return NULL;
+    ss_program *p = ss_program_new();
+    if (!p) return NULL;
+    if (sp >= 0) {   /* a write step leaves dim/start/end/step to the case */
+        p->steps[p->nsteps++] = step_of(SS_STEP_WRITE, sp, SS_NAME_X, SS_NAME_SRC);
+        return p;
+    }
+    /* scatter-return: the read names the case's slice itself (a read has no case defaults) */
+    const int y = ss_program_add_name(p, "y");
+    ss_step r = step_of(SS_STEP_READ, SS_RK_SLICE_SCATTER, SS_NAME_X, SS_NAME_SRC);
+    r.name = y;
+    r.has_dim = r.has_step = 1;
+    r.dim = op->dim;
+    r.step = op->step;
+    r.start_state = op->has_start ? SS_BOUND_INT : SS_BOUND_NULL;
+    r.end_state = op->has_end ? SS_BOUND_INT : SS_BOUND_NULL;
+    r.start = op->start;
+    r.end = op->end;
+    p->defined_at[y] = 0;
+    p->steps[0] = r;
+    p->steps[1] = step_of(SS_STEP_INPLACE, SS_IK_ZERO, SS_NAME_X, -1);
+    p->steps[2] = step_of(SS_STEP_INPLACE, SS_IK_COPY, SS_NAME_X, y);
+    p->nsteps = 3;
+    return p;
 }
 
 void ss_prog_result_init(ss_prog_result *r) {

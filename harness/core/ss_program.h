@@ -121,6 +121,15 @@ const char *ss_read_kind_name(int k);
 const char *ss_inplace_kind_name(int k);
 const char *ss_spelling_name(int k);
 
+/* The single write of a case (`op`) as a program: the one translation of the
+ * write world into programs. spelling is one of the torch engine's spellings:
+ * setitem, setitem-clone, copy, scatter-copy, clone-scatter and index-put
+ * become one write step into x from src that takes the case's dim, start,
+ * end and step; scatter-return (y = torch.slice_scatter(x, src, ...), x
+ * zeroed, y copied back into x) becomes its three steps. NULL for another
+ * spelling or out of memory. */
+ss_program *ss_program_of_write(const ss_op *op, const char *spelling);
+
 /* The JSON form (ss_program_json.c). Parsing checks structure only: keys,
  * types, integer ranges, names (well formed, defined before use, never
  * redefined), operand kinds; what depends on the case's views (dims, shapes,
