@@ -16,6 +16,7 @@
 #include "ss_pyworker.h"
 #include "ss_target.h"
 #include "ss_text.h"
+#include "ss_torch_modes.h"
 #include "ss_vec.h"
 
 extern const char ss_torch_worker_py[];   /* harness/engines/ss_torch_worker.py, built in */
@@ -193,7 +194,7 @@ static int start_one(ss_pyworker *w, const char *python, char *why, size_t n) {
         signal(SIGINT, SIG_IGN);            /* Ctrl-C is the harness's to handle */
         setenv("PYTHONSAFEPATH", "1", 1);   /* no script or current directory on sys.path (>= 3.11) */
         if (w->child_env) w->child_env();
-        execlp(python, python, script, shared, (char *)NULL);
+        execlp(python, python, script, shared, ss_torch_modes_json(), (char *)NULL);
         _exit(127);
     }
     close(to[0]);

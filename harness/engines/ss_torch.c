@@ -8,6 +8,7 @@
 #include "ss_pyworker.h"
 #include "ss_text.h"
 #include "ss_torch.h"
+#include "ss_torch_modes.h"
 #include "ss_torch_proto.h"
 #include "ss_vec.h"
 
@@ -56,32 +57,20 @@ static const char *const program_forms[] = {"two-inputs"};
     T(mode, "clone-scatter", sched), T(mode, "index-put", sched), P(mode, sched)
 #define NSPELLINGS 8   /* the program spelling last */
 
-/* Mode i is entries [i * NSPELLINGS, (i + 1) * NSPELLINGS). Eager modes have
- * no forms: the tensors eager sees are the same whichever way they are built.
- * compile-* runs inductor, aot-eager-* the aot_eager backend (functionalization,
- * no code generation), dynamo-eager-* the eager backend (dynamo alone). The
- * last four modes are not listed (ss_torch_target_count stops before them):
- * they place a compile-dynamic finding's stage (torch_stages). */
-static const char *const modes[] = {
-    "eager-cpu", "compile-cpu", "compile-dynamic-cpu", "aot-eager-cpu", "dynamo-eager-cpu",
-    "eager-cuda", "compile-cuda", "compile-dynamic-cuda", "aot-eager-cuda", "dynamo-eager-cuda",
-    "aot-eager-dynamic-cpu", "dynamo-eager-dynamic-cpu", "aot-eager-dynamic-cuda", "dynamo-eager-dynamic-cuda",
-};
-#define NMODES (sizeof modes / sizeof modes[0])
-#define NLISTED_MODES 10
-static const ss_target targets[] = {
-    SPELLINGS("eager-cpu", 0), SPELLINGS("compile-cpu", 1), SPELLINGS("compile-dynamic-cpu", 1),
-    SPELLINGS("aot-eager-cpu", 1), SPELLINGS("dynamo-eager-cpu", 1),
-    SPELLINGS("eager-cuda", 0), SPELLINGS("compile-cuda", 1), SPELLINGS("compile-dynamic-cuda", 1),
-    SPELLINGS("aot-eager-cuda", 1), SPELLINGS("dynamo-eager-cuda", 1),
-    SPELLINGS("aot-eager-dynamic-cpu", 1), SPELLINGS("dynamo-eager-dynamic-cpu", 1),
-    SPELLINGS("aot-eager-dynamic-cuda", 1), SPELLINGS("dynamo-eager-dynamic-cuda", 1),
-};
+/* Mode i (ss_torch_modes.h) is entries [i * NSPELLINGS, (i + 1) * NSPELLINGS). Eager
+ * modes have no forms: the tensors eager sees are the same whichever way they are
+ * built. The unlisted modes (ss_torch_target_count stops before them) place a
+ * compile-dynamic finding's stage (torch_stages). */
+#define MODE_TARGETS(name, kind, backend, cuda, dynamic, listed) SPELLINGS(name, (backend) != SS_TB_NONE),
+static const ss_target targets[] = {SS_TORCH_MODES(MODE_TARGETS)};
+#undef MODE_TARGETS
 #define NTARGETS (sizeof targets / sizeof targets[0])
-_Static_assert(NTARGETS == NMODES * NSPELLINGS, "one target per mode and spelling");
+#define ONE_MODE(...) +1
+_Static_assert(NTARGETS == (0 SS_TORCH_MODES(ONE_MODE)) * NSPELLINGS, "one target per mode and spelling");
+#undef ONE_MODE
 
-size_t ss_torch_target_count(void) { return NLISTED_MODES * NSPELLINGS; }
-const ss_target *ss_torch_target_at(size_t i) { return i < NLISTED_MODES * NSPELLINGS ? &targets[i] : NULL; }
+size_t ss_torch_target_count(void) { return ss_torch_listed_mode_count() * NSPELLINGS; }
+const ss_target *ss_torch_target_at(size_t i) { return i < ss_torch_target_count() ? &targets[i] : NULL; }
 
 /* ---- the worker process (ss_pyworker.c) ------------------------------ */
 
@@ -141,50 +130,33 @@ const char *ss_torch_known_python(void) { return W.caps.torch[0] && W.python[0] 
 
 /* ---- targets ----------------------------------------------------------- */
 
-static int mode_of(const ss_target *t) { return (int)((size_t)(t - targets) / NSPELLINGS); }
+static const ss_torch_mode *mode_of(const ss_target *t) { return ss_torch_mode_at((size_t)(t - targets) / NSPELLINGS); }
+
+/* The target of mode m in t's spelling. */
+static const ss_target *in_mode(const ss_target *t, const ss_torch_mode *m) {
+    return &targets[(size_t)(m - ss_torch_mode_at(0)) * NSPELLINGS + (size_t)(t - targets) % NSPELLINGS];
+}
 
 static const char *spelling_of(const ss_target *t) { return strchr(t->kernel, ':') + 1; }
 
 static int torch_runs_programs(const ss_target *t) { return (size_t)(t - targets) % NSPELLINGS == NSPELLINGS - 1; }
 
-/* torch.compile's backend for a mode: 0 inductor, 1 aot_eager, 2 eager (dynamo
- * alone); -1 for an eager mode. */
-static int backend_of(int mode) {
-    const char *m = modes[mode];
-    return !strncmp(m, "eager", 5) ? -1 : !strncmp(m, "aot-eager", 9) ? 1 : !strncmp(m, "dynamo-eager", 12) ? 2 : 0;
-}
-static const char *const backend_names[3] = {"inductor", "aot_eager", "eager"};
+static int compiled(const ss_target *t) { return mode_of(t)->backend != SS_TB_NONE; }
 
-static int compiled(const ss_target *t) { return backend_of(mode_of(t)) >= 0; }
-
-static int mode_index(const char *name) {
-    for (size_t m = 0; m < NMODES; m++)
-        if (!strcmp(modes[m], name)) return (int)m;
-    return -1;
-}
-
-/* compile-SUFFIX: dynamo-eager-SUFFIX blames dynamo, aot-eager-SUFFIX
- * functionalization ("aot"); both right: inductor. aot-eager-SUFFIX:
- * dynamo-eager-SUFFIX blames dynamo; right: aot. SUFFIX keeps the device and
- * dynamic shapes, so a compile-dynamic finding reruns with dynamic shapes. */
+/* The compiled modes before t's backend in the stage order, on its device and shapes
+ * (ss_torch_stage_modes): compile-SUFFIX reruns on dynamo-eager-SUFFIX (blames dynamo),
+ * then aot-eager-SUFFIX (functionalization, "aot"); both right: inductor. A
+ * compile-dynamic finding reruns with dynamic shapes. */
 static int torch_stages(const ss_target *t, const ss_target **siblings, const char **names,
                         const char **last, int cap) {
-    const char *mode = modes[mode_of(t)], *suffix;
-    const int b = backend_of(mode_of(t));
-    if (b < 0 || b == 2 || cap < 2) return 0;
-    suffix = mode + (b == 0 ? strlen("compile") : strlen("aot-eager"));
-    const size_t spelling = (size_t)(t - targets) % NSPELLINGS;
-    char name[48];
-    int n = 0;
-    static const char *const stage_modes[2] = {"dynamo-eager", "aot-eager"}, *const stage_names[2] = {"dynamo", "aot"};
-    for (int k = 0; k < (b == 0 ? 2 : 1); k++) {
-        snprintf(name, sizeof name, "%s%s", stage_modes[k], suffix);
-        const int m = mode_index(name);
-        if (m < 0) return 0;
-        siblings[n] = &targets[(size_t)m * NSPELLINGS + spelling];
-        names[n++] = stage_names[k];
+    const ss_torch_mode *m = mode_of(t), *before[SS_TB_COUNT];
+    if (m->backend == SS_TB_NONE) return 0;
+    const int n = ss_torch_stage_modes(m, before, cap < SS_TB_COUNT ? cap : SS_TB_COUNT);
+    for (int k = 0; k < n; k++) {
+        siblings[k] = in_mode(t, before[k]);
+        names[k] = ss_torch_stage_name(before[k]->backend);
     }
-    *last = b == 0 ? "inductor" : "aot";
+    *last = ss_torch_stage_name(m->backend);
     return n;
 }
 
@@ -192,12 +164,10 @@ static int torch_stages(const ss_target *t, const ss_target **siblings, const ch
  * wrong the same way reproduces eager's own result (an overlapping copy eager
  * does not refuse: #144861), not a compiler's bug. */
 static const ss_target *torch_baseline(const ss_target *t, const char **name) {
-    const int m = mode_of(t);
-    if (m < 0 || backend_of(m) < 0) return NULL;
-    const int e = mode_index(strstr(modes[m], "-cuda") ? "eager-cuda" : "eager-cpu");
-    if (e < 0) return NULL;
-    *name = "eager";
-    return &targets[(size_t)e * NSPELLINGS + (size_t)(t - targets) % NSPELLINGS];
+    const ss_torch_mode *e = ss_torch_baseline_mode(mode_of(t));
+    if (!e) return NULL;
+    *name = ss_torch_stage_name(e->backend);
+    return in_mode(t, e);
 }
 
 /* A compiled program is a new compile per case whatever its size, and a large
@@ -210,11 +180,12 @@ static int torch_large(const ss_target *t) {
 
 /* meta.torch of a finding: what a maintainer asks first. */
 static int torch_meta_write(cJSON *meta, const ss_target *t, const char *schedule) {
-    const char *mode = modes[mode_of(t)], *version = ss_torch_known_version(), *python = ss_torch_known_python();
+    const ss_torch_mode *m = mode_of(t);
+    const char *version = ss_torch_known_version(), *python = ss_torch_known_python();
     cJSON *o = cJSON_AddObjectToObject(meta, "torch");
     const int ok = o && cJSON_AddStringToObject(o, "version", version ? version : "unknown") &&
-                   cJSON_AddStringToObject(o, "mode", mode) && cJSON_AddStringToObject(o, "spelling", spelling_of(t)) &&
-                   cJSON_AddStringToObject(o, "device", strstr(mode, "cuda") ? "cuda" : "cpu") &&
+                   cJSON_AddStringToObject(o, "mode", m->name) && cJSON_AddStringToObject(o, "spelling", spelling_of(t)) &&
+                   cJSON_AddStringToObject(o, "device", m->cuda ? "cuda" : "cpu") &&
                    cJSON_AddBoolToObject(o, "compiled", compiled(t)) &&
                    (!schedule || cJSON_AddStringToObject(o, "form", schedule)) &&
                    (!python || cJSON_AddStringToObject(o, "python", python));
@@ -240,9 +211,9 @@ static void torch_meta_note(const cJSON *meta, char *note, size_t note_len) {
 /* Whether torch.compile really compiles on the CPU (cuda 0) or CUDA (1) with
  * this python: asked of the worker once per python and process (a PROBE
  * compiles a one-line program); "" when it does, else why not. */
-static struct { char python[1024]; int asked[2][3]; char why[2][3][400]; } probes;
+static struct { char python[1024]; int asked[2][SS_TB_COUNT]; char why[2][SS_TB_COUNT][400]; } probes;
 
-static const char *compile_probe(int cuda, int backend) {
+static const char *compile_probe(int cuda, ss_torch_backend backend) {
     if (strcmp(probes.python, W.python)) {
         memset(&probes, 0, sizeof probes);
         snprintf(probes.python, sizeof probes.python, "%s", W.python);
@@ -250,7 +221,7 @@ static const char *compile_probe(int cuda, int backend) {
     char *why = probes.why[cuda][backend];
     if (probes.asked[cuda][backend]) return why;
     char device[32], lost[400] = "";
-    snprintf(device, sizeof device, "%s:%s", cuda ? "cuda" : "cpu", backend_names[backend]);
+    snprintf(device, sizeof device, "%s:%s", cuda ? "cuda" : "cpu", ss_torch_backend_name(backend));
     if (ss_pyworker_ask(&W, device, strlen(device), why, sizeof probes.why[0][0], lost, sizeof lost))
         snprintf(why, sizeof probes.why[0][0], "the torch.compile probe failed: %.360s", lost);
     probes.asked[cuda][backend] = 1;
@@ -260,10 +231,10 @@ static const char *compile_probe(int cuda, int backend) {
 static const char *torch_unavailable(const ss_target *t) {
     static char why[600];
     if (start_worker()) return W.error;
-    const char *mode = modes[mode_of(t)];
-    const int cuda = strstr(mode, "cuda") != NULL, backend = backend_of(mode_of(t)), compile = backend >= 0;
+    const ss_torch_mode *m = mode_of(t);
+    const int cuda = m->cuda, compile = m->backend != SS_TB_NONE;
     const char *r = cuda && W.caps.cuda[0] ? W.caps.cuda : compile && W.caps.compile[0] ? W.caps.compile : "";
-    if (!r[0] && compile) r = compile_probe(cuda, backend);
+    if (!r[0] && compile) r = compile_probe(cuda, m->backend);
     if (!r[0]) return NULL;
     snprintf(why, sizeof why, "%s (python: %.300s)", r, W.python);
     return why;
@@ -302,7 +273,7 @@ static ss_run_status encode_case(const ss_target *t, const ss_plan *plan, ss_sto
         snprintf(why, why_len, "out of memory for the program's source");
         return SS_RUN_FAILED;
     }
-    ss_tp_run_head_encode(e->head, modes[mode_of(t)], spelling_of(t), form >= 0 && form < t->scheduled ?
+    ss_tp_run_head_encode(e->head, mode_of(t)->name, spelling_of(t), form >= 0 && form < t->scheduled ?
                           t->schedules[form] : "", ss_dtype_name(dt), op);
     if (prog) ss_tp_run_program_encode(e->head, e->part, prog->source, prog->source_len, prog->nret);
     const ss_pyw_run run = {
@@ -326,7 +297,7 @@ static ss_run_status run_case(const ss_target *t, const ss_plan *plan, ss_storag
 static ss_run_status torch_run(const ss_target *t, const ss_plan *plan, ss_storage *input,
                                ss_storage *src, const ss_run_opts *opts, char *why, size_t why_len) {
     if (torch_runs_programs(t)) {
-        snprintf(why, why_len, "not applicable: torch:%s:program runs program cases (--programs)", modes[mode_of(t)]);
+        snprintf(why, why_len, "not applicable: torch:%s:program runs program cases (--programs)", mode_of(t)->name);
         return SS_RUN_UNAVAILABLE;
     }
     if (plan->internal_overlap) {

@@ -2,8 +2,8 @@
  * persistent Python worker per process (harness/engines/ss_torch_worker.py, built
  * into the binary), over the frames of ss_torch_proto.h.
  *
- * MODE: eager-cpu, compile-cpu, compile-dynamic-cpu, aot-eager-cpu (backend
- * aot_eager), dynamo-eager-cpu (backend eager), and the same for cuda.
+ * MODE (the table of ss_torch_modes.h): eager-cpu, compile-cpu, compile-dynamic-cpu,
+ * aot-eager-cpu (backend aot_eager), dynamo-eager-cpu (backend eager), and the same for cuda.
  * SPELLING: setitem, setitem-clone, copy, scatter-copy, scatter-return,
  * clone-scatter, index-put, and program (program cases only: the printed
  * `def program(x, src)`). Compiled targets have schedules, the forms in which

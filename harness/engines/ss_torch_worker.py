@@ -46,6 +46,7 @@ sys.path[:] = [p for p in sys.path if p and os.path.isabs(p) and p not in (_HERE
 
 import collections  # noqa: E402  (after the path is cleaned, on purpose)
 import hashlib  # noqa: E402
+import json  # noqa: E402
 import re  # noqa: E402,F401
 import shutil  # noqa: E402
 import signal  # noqa: E402
@@ -144,12 +145,10 @@ def capabilities():
 
 
 def backend_of(mode):
-    """(backend, dynamic) torch.compile runs a mode with; None for eager."""
-    if mode.startswith("eager"):
-        return None
-    backend = ("aot_eager" if mode.startswith("aot-eager") else
-               "eager" if mode.startswith("dynamo-eager") else "inductor")
-    return backend, "dynamic" in mode
+    """(backend, dynamic) torch.compile runs a mode with; None for eager (the
+    harness's mode table, harness/engines/ss_torch_modes.h, given as argv[2])."""
+    entry = MODES[mode]
+    return None if entry is None else (entry[0], bool(entry[1]))
 
 
 def cuda_missing():
@@ -565,6 +564,7 @@ class Faults:
 
 FAULTS = None
 SHARED = None       # ss_torch_program.py, given by the harness as argv[1]
+MODES = {}          # mode name -> [backend, dynamic] or None (eager): the harness's table, argv[2]
 
 
 def is_refusal(exc):
@@ -1055,6 +1055,7 @@ def main():
         return 2
     try:
         SHARED = load_shared(sys.argv[1])
+        MODES.update(json.loads(sys.argv[2]))
     except Exception as exc:
         send(T_ERROR, ("worker: cannot load its shared module: %s" % first_line(exc)).encode())
         return 2
