@@ -178,3 +178,6 @@ int cli_take_globals(const cli_opt *globals, int *argc, char **argv) {
     *argc = out;
     return 0;
 }
+
+int cli_replay_target(void *o, const char *name, ss_error *err) { return ss_replay_add_target(o, name, err); }
+int cli_replay_schedule(void *o, const char *name, ss_error *err) { return ss_replay_set_schedule(o, name, err); }

@@ -87,4 +87,18 @@ int cli_take_globals(const cli_opt *globals, int *argc, char **argv);
     CLI_OPT_UINT(0, "program-steps", "N", &(g)->program_steps, 1, SS_PROG_MAX_STEPS, \
                  "most steps of a generated program (default 4)")
 
+/* --target and --schedule of a replay (ss_replay_opts *o): the rows replay and explain share. */
+int cli_replay_target(void *o, const char *name, ss_error *err);
+int cli_replay_schedule(void *o, const char *name, ss_error *err);
+#define CLI_REPLAY_OPTS(o) \
+    CLI_OPT_CALL('t', "target", "T", o, cli_replay_target, \
+                 "run target T (repeatable; default: the case's meta.target under its meta.schedule, then " \
+                 "every available non-mutant)"), \
+    CLI_OPT_CALL(0, "schedule", "S", o, cli_replay_schedule, \
+                 "schedule: forward, reverse, lockstep, warp, random (emulators), x-input, storage-input, " \
+                 "two-inputs (torch compile targets), or all (default: meta.schedule for meta.target, else all)"), \
+    CLI_OPT_UINT(0, "seed", "N", &(o)->seed, 0, UINT64_MAX, "seed of the random schedule (default 1)"), \
+    CLI_OPT_UINT(0, "max-bytes", "N", &(o)->max_bytes, 0, UINT64_MAX, \
+                 "byte budget of one case's storages (default 1 GiB)")
+
 #endif
