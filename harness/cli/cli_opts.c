@@ -32,7 +32,7 @@ void cli_print_opts(const cli_opt *opts, FILE *f) {
 }
 
 void cli_usage(const cli_cmd *c, FILE *f) {
-    fprintf(f, "usage: ssfuzz %s ", c->name);
+    fprintf(f, "usage: ssfuzz %s%s", c->name, c->usage[0] ? " " : "");
     for (const char *p = c->usage; *p; p++) {
         fputc(*p, f);
         if (*p == '\n') fprintf(f, "%*s", (int)strlen(c->name) + 14, "");
