@@ -303,11 +303,9 @@ int ss_cmd_explain(int argc, char **argv) {
     const cli_cmd cmd = {"explain", "CASE [options]", "Shows a case's plan, validity, overlap class and memory "
                          "map, then each target's result and the cells it got wrong.",
                          "exit: 0 every run agrees, 1 a finding (mismatch, crash, timeout, ...), 2 invalid case or "
-                         "usage,\n      3 a target cannot run here\n", opts};
-    int n;
-    const int pr = cli_parse(&cmd, argc, argv, &n);
+                         "usage,\n      3 a target cannot run here\n", opts, "one CASE", 1, 1};
+    const int pr = cli_parse(&cmd, &argc, argv);
     if (pr >= 0) return pr;
-    if (n != 1) { cli_usage(&cmd, stderr); return SS_EXIT_USAGE; }
     o.keep_finals = values;   /* --values lists the cells of a run's final storages */
     const char *path = argv[1];
     ss_replay_ctx rc;

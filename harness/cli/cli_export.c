@@ -75,13 +75,11 @@ int ss_cmd_export(int argc, char **argv) {
     const cli_cmd cmd = {"export", "--torch CASE [--mode M] [--form F] [--spelling S] [--device D] [-o FILE]\n"
                          "--issue FILE CASE [--mode M] [--form F] [--timeout S]", about,
                          "exit: 0 written, 2 usage or invalid case (or one the script cannot spell), 3 out of memory\n"
-                         "      or stdout unwritable\n", opts};
-    int n;
-    const int pr = cli_parse(&cmd, argc, argv, &n);
+                         "      or stdout unwritable\n", opts, "one CASE", 1, 1};
+    const int pr = cli_parse(&cmd, &argc, argv);
     if (pr >= 0) return pr;
-    if ((!torch && !issue) || n != 1) {
-        if (!torch && !issue) fprintf(stderr, "ssfuzz export: --torch or --issue FILE is required\n");
-        else cli_usage(&cmd, stderr);
+    if (!torch && !issue) {
+        fprintf(stderr, "ssfuzz export: --torch or --issue FILE is required\n");
         return SS_EXIT_USAGE;
     }
     if (torch && issue) {

@@ -257,14 +257,9 @@ int ss_cmd_fuzz(int argc, char **argv) {
         CLI_OPT_FLAG(0, "resume", &resume, "go on where this seed's (and shard's) last run in OUT stopped"),
         CLI_OPT_FLAG('q', "quiet", &quiet, "no progress line"),
         CLI_OPT_END};
-    const cli_cmd cmd = {"fuzz", "[--target T]... [--time SECONDS | --cases N] [options]", about, exits, opts};
-    int words;
-    const int pr = cli_parse(&cmd, argc, argv, &words);
+    const cli_cmd cmd = {"fuzz", "[--target T]... [--time SECONDS | --cases N] [options]", about, exits, opts, "", 0, 0};
+    const int pr = cli_parse(&cmd, &argc, argv);
     if (pr >= 0) return pr;
-    if (words) {
-        fprintf(stderr, "ssfuzz fuzz: unexpected argument '%s' (ssfuzz fuzz --help)\n", argv[1]);
-        return SS_EXIT_USAGE;
-    }
     cfg.max_bytes = cfg.gen.max_bytes;   /* the plan's budget is the generator's */
     int have_seed = cli_seen(opts, "seed");
     const int have_large = cli_seen(opts, "large-per-mille"), have_numel = cli_seen(opts, "max-numel");

@@ -48,11 +48,10 @@ int ss_cmd_gen(int argc, char **argv) {
         CLI_GEN_OPTS(&cfg),
         CLI_OPT_END};
     const cli_cmd cmd = {"gen", "--seed S --index I [-o FILE] [generation options]", about,
-                         "exit: 0 written, 2 usage or the file cannot be written\n", opts};
-    int n;
-    const int pr = cli_parse(&cmd, argc, argv, &n);
+                         "exit: 0 written, 2 usage or the file cannot be written\n", opts, "", 0, 0};
+    const int pr = cli_parse(&cmd, &argc, argv);
     if (pr >= 0) return pr;
-    if (n || !cli_seen(opts, "seed") || !cli_seen(opts, "index")) {
+    if (!cli_seen(opts, "seed") || !cli_seen(opts, "index")) {
         fprintf(stderr, "ssfuzz gen: need --seed S and --index I and nothing else (ssfuzz gen --help)\n");
         return SS_EXIT_USAGE;
     }

@@ -1,4 +1,5 @@
 /* cli_merge.c - `ssfuzz merge`: shard directories into one summary and one reproducer per bug, then the ledger. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,13 +83,13 @@ int ss_cmd_merge(int argc, char **argv) {
         "never changed.",
         "exit: 0 merged, nothing found (with --ledger: nothing new or regressed), 1 findings (with\n"
         "      --ledger: a new or regressed one), 2 usage, OUT not writable, or the merge is\n"
-        "      incomplete: a shard without a summary or an unreadable summary (merged all the same)\n", opts};
-    int n;
-    const int pr = cli_parse(&cmd, n_own, argv, &n);   /* the words after `--` are triage's */
+        "      incomplete: a shard without a summary or an unreadable summary (merged all the same)\n", opts,
+        "the directories to merge", 1, INT_MAX};
+    int n = n_own;
+    const int pr = cli_parse(&cmd, &n, argv);   /* the words after `--` are triage's */
     if (pr >= 0) return pr;
     o.dirs = (const char *const *)argv + 1;
-    o.n_dirs = (size_t)n;
-    if (!o.n_dirs) { fprintf(stderr, "ssfuzz merge: give the directories to merge (ssfuzz merge --help)\n"); return SS_EXIT_USAGE; }
+    o.n_dirs = (size_t)n - 1;
     if (!out && o.n_dirs > 1) {
         fprintf(stderr, "ssfuzz merge: %zu directories: say where to merge them with -o OUT\n", o.n_dirs);
         return SS_EXIT_USAGE;

@@ -61,14 +61,9 @@ int ss_cmd_minimize(int argc, char **argv) {
         "explicit values. The result is 1-minimal; it is written atomically to OUT, or\n"
         "printed on stdout, with meta describing the signature.",
         "exit: 0 written, 1 the case does not fail on T (nothing to minimize),\n"
-        "      2 usage or invalid case, 3 target unavailable\n", opts};
-    int n;
-    const int pr = cli_parse(&cmd, argc, argv, &n);
+        "      2 usage or invalid case, 3 target unavailable\n", opts, "one CASE", 1, 1};
+    const int pr = cli_parse(&cmd, &argc, argv);
     if (pr >= 0) return pr;
-    if (n != 1) {
-        fprintf(stderr, "ssfuzz minimize: need one CASE (ssfuzz minimize --help)\n");
-        return SS_EXIT_USAGE;
-    }
     const int have_seed = cli_seen(opts, "seed");
     const char *path = argv[1];
     ss_check_ctx ctx;

@@ -141,18 +141,24 @@ static int one(const cli_cmd *c, int argc, char **argv, int *i) {
     return -1;
 }
 
-int cli_parse(const cli_cmd *c, int argc, char **argv, int *n) {
-    *n = 0;
+int cli_parse(const cli_cmd *c, int *argc, char **argv) {
+    int words = 0;
     for (cli_opt *o = c->opts; o->name; o++) o->seen = 0;
     int i = 1;
-    for (; i < argc && strcmp(argv[i], "--"); i++) {
-        if (argv[i][0] != '-' || !argv[i][1]) { argv[1 + (*n)++] = argv[i]; continue; }   /* "-" is a word */
-        const int rc = one(c, argc, argv, &i);
+    for (; i < *argc && strcmp(argv[i], "--"); i++) {
+        if (argv[i][0] != '-' || !argv[i][1]) { argv[1 + words++] = argv[i]; continue; }   /* "-" is a word */
+        const int rc = one(c, *argc, argv, &i);
         if (rc >= 0) return rc;
     }
-    for (i++; i < argc; i++) argv[1 + (*n)++] = argv[i];   /* after "--": words only */
-    argv[1 + *n] = NULL;
-    return -1;
+    for (i++; i < *argc; i++) argv[1 + words++] = argv[i];   /* after "--": words only */
+    argv[1 + words] = NULL;
+    *argc = 1 + words;
+    if (words > c->max_words)
+        fprintf(stderr, "ssfuzz %s: unexpected argument '%s' (ssfuzz %s --help)\n", c->name, argv[1 + c->max_words], c->name);
+    else if (words < c->min_words)
+        fprintf(stderr, "ssfuzz %s: give %s (ssfuzz %s --help)\n", c->name, c->words, c->name);
+    else return -1;
+    return SS_EXIT_USAGE;
 }
 
 int cli_take_globals(const cli_opt *globals, int *argc, char **argv) {

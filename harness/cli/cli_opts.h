@@ -45,13 +45,16 @@ typedef struct cli_cmd {
     const char *about;   /* what it does, before the options; NULL when none */
     const char *exits;   /* its exit codes, after the options */
     cli_opt *opts;       /* ends with CLI_OPT_END */
+    const char *words;   /* what its other words are, for "give CASE": "CASE", "CASE|DIR..." */
+    int min_words, max_words;
 } cli_cmd;
 
-/* Parses argv[1..argc-1]: options anywhere until "--" (as getopt_long does), the
- * other words, in order, moved to argv[1..*n]. Returns -1 to go on, else the exit
- * code to return: SS_EXIT_OK after printing --help, SS_EXIT_USAGE after one line
- * "ssfuzz CMD: OPTION: RULE" on stderr. */
-int cli_parse(const cli_cmd *c, int argc, char **argv, int *n);
+/* Parses argv[1..*argc-1]: options anywhere until "--" (as getopt_long does), the
+ * other words, in order, moved to argv[1..] and counted in *argc as 1 + the words
+ * (min_words to max_words of them). Returns
+ * -1 to go on, else the exit code to return: SS_EXIT_OK after printing --help,
+ * SS_EXIT_USAGE after one line on stderr ("ssfuzz CMD: OPTION: RULE"). */
+int cli_parse(const cli_cmd *c, int *argc, char **argv);
 
 /* The usage, about, every option of the table (and --help) and the exit codes. */
 void cli_usage(const cli_cmd *c, FILE *f);

@@ -1,4 +1,5 @@
 /* cli_regress.c - `ssfuzz regress`: replay cases on their targets and check their expectations. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,9 +175,9 @@ static int add_target(void *g, const char *name, ss_error *err) {
     return ss_target_set_add(r->requested, &r->n_requested, name, "--target", err);
 }
 
-/* Returns -1 to go on (the cases are argv[1..*n]), else the exit code. */
+/* Returns -1 to go on (the cases are argv[1..*argc-1]), else the exit code. */
 static int parse_args(regress *g, ss_replay_opts *o, const char **junit, const char **sarif,
-                      int argc, char **argv, int *n) {
+                      int *argc, char **argv) {
     cli_opt opts[] = {
         CLI_OPT_CALL('t', "target", "T", g, add_target, "check only target T (repeatable; default: every "
                      "available non-mutant, plus the mutants each case's expect block names)"),
@@ -197,10 +198,9 @@ static int parse_args(regress *g, ss_replay_opts *o, const char **junit, const c
         "exit: 0 every expectation checked holds, 1 one failed, 2 invalid case or usage,\n"
         "      3 a requested target unavailable, or a torch range that cannot be judged\n"
         "      (the running torch's version is not PEP 440), 4 nothing was checked\n"
-        "      (every expectation skipped)\n", opts};
-    const int pr = cli_parse(&cmd, argc, argv, n);
+        "      (every expectation skipped)\n", opts, "CASE|DIR...", 1, INT_MAX};
+    const int pr = cli_parse(&cmd, argc, argv);
     if (pr >= 0) return pr;
-    if (!*n) { cli_usage(&cmd, stderr); return SS_EXIT_USAGE; }
     const char *outs[] = {*junit, *sarif}, *names[] = {"--junit", "--sarif"};
     for (int i = 0; i < 2; i++) {
         ss_error err;
@@ -218,11 +218,10 @@ int ss_cmd_regress(int argc, char **argv) {
     ss_replay_opts o;
     ss_replay_opts_init(&o);
     const char *junit = NULL, *sarif = NULL;
-    int n;
-    const int pa = parse_args(&g, &o, &junit, &sarif, argc, argv, &n);
+    const int pa = parse_args(&g, &o, &junit, &sarif, &argc, argv);
     if (pa >= 0) return pa;
     ss_pathlist files = {0};
-    for (int i = 1; i <= n; i++) {
+    for (int i = 1; i < argc; i++) {
         ss_error err;
         size_t len = strlen(argv[i]);
         while (len > 1 && argv[i][len - 1] == '/') argv[i][--len] = 0;   /* "corpus/" names files "corpus/x" */

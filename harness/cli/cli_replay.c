@@ -1,4 +1,5 @@
 /* cli_replay.c - `ssfuzz replay`: run cases on the reference and targets, report disagreements. */
+#include <limits.h>
 #include <cjson/cJSON.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -87,11 +88,9 @@ int ss_cmd_replay(int argc, char **argv) {
     const cli_cmd cmd = {"replay", "CASE|DIR... [options]", "Replays cases (files, or directories of them) on "
                          "the reference and the targets and reports where they disagree.",
                          "exit: 0 all agree, 1 a finding (mismatch, crash, timeout, ...), 2 invalid case or usage,\n"
-                         "      3 a requested target cannot run here\n", opts};
-    int n;
-    const int pr = cli_parse(&cmd, argc, argv, &n);
+                         "      3 a requested target cannot run here\n", opts, "CASE|DIR...", 1, INT_MAX};
+    const int pr = cli_parse(&cmd, &argc, argv);
     if (pr >= 0) return pr;
-    if (!n) { cli_usage(&cmd, stderr); return SS_EXIT_USAGE; }
     if (dump_dir) {
         ss_error err;
         o.keep_finals = 1;   /* every run's final storages are written */
@@ -101,7 +100,7 @@ int ss_cmd_replay(int argc, char **argv) {
         }
     }
     ss_pathlist files = {0};
-    for (int i = 1; i <= n; i++) {
+    for (int i = 1; i < argc; i++) {
         ss_error err;
         if (ss_collect_cases(argv[i], &files, &err)) {
             fprintf(stderr, "ssfuzz replay: %s: %s\n", err.field, err.msg);

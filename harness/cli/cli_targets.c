@@ -18,14 +18,9 @@ int ss_cmd_targets(int argc, char **argv) {
         "targets run only when named. Plugin targets (PLUGIN:KERNEL, kind `plugin`) come\n"
         "from --plugin PATH.so or $SSFUZZ_PLUGINS and also run only when named, as do\n"
         "Python kernels (NAME:KERNEL, NAME:KERNEL@cuda, kind `pykernel`) from --py-kernel\n"
-        "NAME.py or $SSFUZZ_PY_KERNELS.", "exit: 0\n", opts};
-    int words;
-    const int pr = cli_parse(&cmd, argc, argv, &words);
+        "NAME.py or $SSFUZZ_PY_KERNELS.", "exit: 0\n", opts, "", 0, 0};
+    const int pr = cli_parse(&cmd, &argc, argv);
     if (pr >= 0) return pr;
-    if (words) {
-        fprintf(stderr, "ssfuzz targets: unexpected argument '%s' (ssfuzz targets --help)\n", argv[1]);
-        return SS_EXIT_USAGE;
-    }
     for (size_t e = 0; e < ss_engine_count(); e++) {
         const ss_engine *engine = ss_engine_at(e);
         const char *version = engine->version ? engine->version(NULL) : NULL;

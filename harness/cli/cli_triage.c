@@ -66,11 +66,9 @@ static int parse(args *a, int argc, char **argv) {
         "agrees, unchecked when its target was not run tonight. Prints the lists.",
         "exit: 0 nothing new (known findings only, or none), 1 a new or regressed finding or a\n"
         "      failed regress, 2 usage, an unreadable ledger or directory, or a tool error\n"
-        "      (--regress-exit or --fuzz-exit above 1)\n", opts};
-    int n;
-    const int pr = cli_parse(&cmd, argc, argv, &n);
+        "      (--regress-exit or --fuzz-exit above 1)\n", opts, "", 0, 0};
+    const int pr = cli_parse(&cmd, &argc, argv);
     if (pr >= 0) return pr;
-    if (n) { fprintf(stderr, "ssfuzz triage: unexpected argument '%s'\n", argv[1]); return SS_EXIT_USAGE; }
     if (date) snprintf(a->night.date, sizeof a->night.date, "%s", date);
     if (commit) snprintf(a->night.commit, sizeof a->night.commit, "%s", commit);
     if (torch) snprintf(a->night.torch, sizeof a->night.torch, "%s", torch);
