@@ -110,6 +110,21 @@ for path in docs:
                     bad.append("%s:%d: ssfuzz %s --%s: not an option of %s" % (path, n, m.group(1), o, m.group(1)))
 report("each option the docs name is listed by the command they name it for", bad)
 
+# The scripts, examples, workflows and make files that run ssfuzz: after `ssfuzz CMD`
+# (`"$SSFUZZ" CMD`) on a line, each option is CMD's or global.
+bad, found = [], 0
+runners = sorted(set(glob.glob("scripts/*.sh") + glob.glob("examples/**/*.sh", recursive=True) +
+                     glob.glob("examples/**/*.sbatch", recursive=True) + glob.glob("examples/**/*.yml", recursive=True) +
+                     glob.glob(".github/workflows/*.yml") + glob.glob("*.mk") + glob.glob("*/*.mk") + ["Makefile"]))
+for path in runners:
+    for n, line in enumerate(open(path, errors="replace"), 1):
+        for m in re.finditer(r"(?i:ssfuzz)\}?\"? (%s)\b([^|;&#>)`]*)" % "|".join(cmds), line):
+            found += 1
+            for o in re.findall(r"(?<![\w-])--([a-z][a-z0-9-]*)", m.group(2)):
+                if o not in table[m.group(1)] and o not in glob_opts:
+                    bad.append("%s:%d: ssfuzz %s --%s: not an option of %s" % (path, n, m.group(1), o, m.group(1)))
+report("each option the scripts, examples and workflows give a command is one it lists (%d runs in %d files)" % (found, len(runners)), bad if found else ["no run found"])
+
 # docs/fuzzing.md's option table (written by hand: what a campaign's options mean) has a
 # row for each option fuzz takes, and none for another.
 rows = set()
