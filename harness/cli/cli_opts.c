@@ -74,17 +74,20 @@ static int store(cli_opt *o, const char *arg, ss_error *err) {
         *(double *)o->dest = s;
         return 0;
     }
-    case CLI_UINT:
+    case CLI_UINT: {
+        /* a 4-byte destination is an int or an unsigned: past INT32_MAX it would wrap */
+        const uint64_t max = o->size == sizeof(uint64_t) || o->max <= INT32_MAX ? o->max : INT32_MAX;
         if (ss_parse_u64(err->field, arg, &v, err)) return -1;
-        if (v < o->min || v > o->max) {
+        if (v < o->min || v > max) {
             bound(lo, sizeof lo, o->min);
-            bound(hi, sizeof hi, o->max);
-            if (o->max == UINT64_MAX) return ss_fail(err, err->field, "must be >= %s", lo);
+            bound(hi, sizeof hi, max);
+            if (max == UINT64_MAX) return ss_fail(err, err->field, "must be >= %s", lo);
             return ss_fail(err, err->field, "must be in [%s, %s]", lo, hi);
         }
         if (o->size == sizeof(uint64_t)) *(uint64_t *)o->dest = v;
-        else *(uint32_t *)o->dest = (uint32_t)v;   /* int and unsigned: max keeps it in range */
+        else *(uint32_t *)o->dest = (uint32_t)v;
         return 0;
+    }
     }
     return -1;
 }
@@ -104,7 +107,7 @@ static cli_opt *find_short(cli_opt *opts, char s) {
 /* One option word argv[*i] (its value may be argv[*i + 1]): -1 go on, else an exit code. */
 static int one(const cli_cmd *c, int argc, char **argv, int *i) {
     const char *w = argv[*i], *inline_val = NULL;
-    if (!strcmp(w, "--help") || !strcmp(w, "-h")) { cli_usage(c, stdout); return SS_EXIT_OK; }
+    if (!strcmp(w, "--help")) { cli_usage(c, stdout); return SS_EXIT_OK; }
     for (const char *p = w + 1; p == w + 1 || (w[1] != '-' && *p); p++) {
         cli_opt *o;
         if (w[1] == '-') {
@@ -112,6 +115,7 @@ static int one(const cli_cmd *c, int argc, char **argv, int *i) {
             o = find_long(c->opts, w + 2, eq ? (size_t)(eq - w - 2) : strlen(w + 2));
             inline_val = eq ? eq + 1 : NULL;
         } else {   /* -qt T, -tT: flags clustered, a value's option last */
+            if (*p == 'h') { cli_usage(c, stdout); return SS_EXIT_OK; }
             o = find_short(c->opts, *p);
             inline_val = o && o->arg && p[1] ? p + 1 : NULL;
         }

@@ -23,7 +23,7 @@ typedef struct cli_opt {
     const char *help;   /* one line, wrapped by --help */
     cli_kind kind;
     void *dest;
-    unsigned size;      /* CLI_UINT: sizeof *dest */
+    unsigned size;      /* CLI_UINT: sizeof *dest, 8 (uint64_t, int64_t, size_t) or 4 (int, unsigned) */
     uint64_t min, max;  /* CLI_UINT, CLI_SECS: the range */
     int (*call)(void *dest, const char *arg, ss_error *err);
     int val;            /* CLI_FLAG: the value stored */
@@ -49,11 +49,11 @@ typedef struct cli_cmd {
     int min_words, max_words;
 } cli_cmd;
 
-/* Parses argv[1..*argc-1]: options anywhere until "--" (as getopt_long does), the
- * other words, in order, moved to argv[1..] and counted in *argc as 1 + the words
- * (min_words to max_words of them). Returns
- * -1 to go on, else the exit code to return: SS_EXIT_OK after printing --help,
- * SS_EXIT_USAGE after one line on stderr ("ssfuzz CMD: OPTION: RULE"). */
+/* Parses argv[1..*argc-1]: options anywhere until "--" (as getopt_long does, but
+ * no abbreviations), the other words, in order, moved to argv[1..] and counted in
+ * *argc as 1 + the words (min_words to max_words of them). Returns -1 to go on,
+ * else the exit code to return: SS_EXIT_OK after printing --help, SS_EXIT_USAGE
+ * after one line on stderr ("ssfuzz CMD: OPTION: RULE"). */
 int cli_parse(const cli_cmd *c, int *argc, char **argv);
 
 /* The usage, about, every option of the table (and --help) and the exit codes. */
