@@ -15,7 +15,7 @@ it is stale). [Back to the README](../README.md).
 A usage error (an unknown option, a missing or invalid value) is one line,
 `ssfuzz CMD: OPTION: RULE`, and exit 2. Options may come before, between or
 after the other arguments; `--` ends them. A long option is spelled in full
-(`--name VALUE` or `--name=VALUE`, no abbreviations); short ones may be grouped
+(`--seed 7` or `--seed=7`, no abbreviations); short ones may be grouped
 (`-qj 4`).
 
 ## ssfuzz help
