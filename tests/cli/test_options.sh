@@ -16,6 +16,23 @@ if scripts/options-doc.sh "$SSFUZZ" >"$tmp/options.md" 2>"$tmp/err" && cmp -s "$
     pass "docs/options.md is current (make options-doc)"
 else fail "docs/options.md is current (make options-doc)" "$(diff "$tmp/options.md" docs/options.md | head -5)"; fi
 
+# Spellings: --name=VALUE, options after the words, grouped short flags, `--` ends options;
+# a number past 2^64 and a 4-byte option past its range are one line naming the option.
+"$SSFUZZ" gen --seed 5 --index 33 >"$tmp/a.json" 2>&1
+"$SSFUZZ" gen --index=33 --seed=5 -o "$tmp/b.json" >/dev/null 2>&1
+if cmp -s <(tr -d '\n' <"$tmp/a.json") <(tr -d '\n' <"$tmp/b.json"); then pass "gen: --seed=5 --index=33 -o F is --seed 5 --index 33"
+else fail "gen: --seed=5 --index=33 -o F is --seed 5 --index 33"; fi
+expect_rc "fuzz -qh: a group of short flags, -h last, prints the help" 0 "$SSFUZZ" fuzz -qh
+expect_rc "replay -- --json: after --, --json is a case path" 2 "$SSFUZZ" replay -- --json
+grep -q "^ssfuzz replay: --json: cannot open" "$tmp/err" && pass "replay -- --json: says the file --json cannot be opened" \
+    || fail "replay -- --json: says the file --json cannot be opened" "$(head -2 "$tmp/err")"
+expect_rc "fuzz --seed 2^64: usage error" 2 "$SSFUZZ" fuzz --seed 18446744073709551616
+grep -qx "ssfuzz fuzz: --seed: must be a non-negative integer below 2^64 (got '18446744073709551616')" "$tmp/err" \
+    && pass "fuzz --seed 2^64: one line naming --seed and its rule" || fail "fuzz --seed 2^64: one line" "$(cat "$tmp/err")"
+expect_rc "fuzz -j 4294967297 (past 2^32): usage error" 2 "$SSFUZZ" fuzz -j 4294967297
+grep -qx "ssfuzz fuzz: --jobs: must be in \[1, 256\]" "$tmp/err" && pass "fuzz -j 4294967297: names --jobs and its range" \
+    || fail "fuzz -j 4294967297: names --jobs and its range" "$(cat "$tmp/err")"
+
 if ! "$PY" -c '' 2>/dev/null; then echo "skip option probes: no $PY"; exit 0; fi
 "$PY" - "$SSFUZZ" <<'PYEOF'
 import glob, re, subprocess, sys
