@@ -82,7 +82,7 @@ Q := @
 say = @printf '  %-6s %s\n' $(1) $(2)
 endif
 
-.PHONY: print-layers print-cuda-arch all deps deps-optional test test-unit fuzz regress libfuzzer bench bench-mutants clean nvcc-note torch-env plugins
+.PHONY: print-layers options-doc print-cuda-arch all deps deps-optional test test-unit fuzz regress libfuzzer bench bench-mutants clean nvcc-note torch-env plugins
 all: $(BUILD)/ssfuzz
 
 deps: $(DEPS_OK)
@@ -96,6 +96,10 @@ deps-optional:
 
 print-layers:
 	@echo $(LAYERS)
+
+# docs/options.md: every command's --help, generated from its option table (tests/cli/test_options.sh).
+options-doc: $(BUILD)/ssfuzz
+	scripts/options-doc.sh $(BUILD)/ssfuzz > docs/options.md
 
 # The architecture flags nvcc gets here (scripts/gpu-check.sh and its test print them).
 print-cuda-arch:

@@ -1,58 +1,7 @@
-/* ss_gen_opts.c - parsing and printing the options that change generated cases. */
-#include <getopt.h>
+/* ss_gen_opts.c - printing back the options that change generated cases (harness/cli/cli_opts.h parses them). */
 #include <stdio.h>
 #include <string.h>
 #include "ss_gen_opts.h"
-#include "ss_program.h"
-#include "ss_replay.h"
-
-int ss_gen_opts_apply(const char *cmd, int code, const char *arg, ss_gen_config *cfg,
-                      size_t *max_bytes) {
-    uint64_t v;
-    ss_error err;
-    const char *opt = code == SS_GEN_O_NUMEL ? "--max-numel" : code == SS_GEN_O_BYTES ? "--max-bytes"
-                      : code == SS_GEN_O_NDIM ? "--max-ndim" : code == SS_GEN_O_LARGE ? "--large-per-mille" : NULL;
-    if (code == SS_GEN_O_NOSWARM) { cfg->swarm = 0; return 1; }
-    if (code == SS_GEN_O_PROGRAMS) { cfg->programs = 1; return 1; }
-    if (code == SS_GEN_O_PSTEPS) opt = "--program-steps";
-    if (!opt) return 0;
-    if (ss_parse_u64(opt, arg, &v, &err)) {
-        fprintf(stderr, "ssfuzz %s: %s: %s\n", cmd, err.field, err.msg);
-        return -1;
-    }
-    switch (code) {
-    case SS_GEN_O_LARGE:
-        if (v > 1000) {
-            fprintf(stderr, "ssfuzz %s: %s: must be in [0, 1000]\n", cmd, opt);
-            return -1;
-        }
-        cfg->large_per_mille = (unsigned)v;
-        return 1;
-    case SS_GEN_O_PSTEPS:
-        if (v < 1 || v > SS_PROG_MAX_STEPS) {
-            fprintf(stderr, "ssfuzz %s: %s: must be in [1, %d]\n", cmd, opt, SS_PROG_MAX_STEPS);
-            return -1;
-        }
-        cfg->program_steps = (int)v;
-        return 1;
-    case SS_GEN_O_NUMEL:
-        if (v < 1 || v > (uint64_t)SS_MAX_NUMEL) break;
-        cfg->max_numel = (int64_t)v;
-        return 1;
-    case SS_GEN_O_BYTES:
-        if (v < 1 || v > ((uint64_t)1 << 44)) break;
-        cfg->max_bytes = (size_t)v;
-        if (max_bytes) *max_bytes = (size_t)v;
-        return 1;
-    default:
-        if (v < 1 || v > SS_MAX_NDIM) break;
-        cfg->max_ndim = (int)v;
-        return 1;
-    }
-    if (code == SS_GEN_O_NDIM) fprintf(stderr, "ssfuzz %s: %s: must be in [1, %d]\n", cmd, opt, SS_MAX_NDIM);
-    else fprintf(stderr, "ssfuzz %s: %s: must be in [1, 2^%d]\n", cmd, opt, code == SS_GEN_O_NUMEL ? 40 : 44);
-    return -1;
-}
 
 void ss_gen_opts_format(const ss_gen_config *cfg, char *out, size_t n) {
     ss_gen_config d;

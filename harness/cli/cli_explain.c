@@ -1,11 +1,11 @@
 /* cli_explain.c - `ssfuzz explain`: a case's plan, validity, overlap class and memory map, then each target's wrong cells. */
 #include <cjson/cJSON.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "cli_opts.h"
 #include "ss_cli.h"
 #include "ss_compare.h"
 #include "ss_picture.h"
@@ -17,22 +17,6 @@
 #include "ss_replay.h"
 #include "ss_text.h"
 #include "ss_wrong_cells.h"
-
-static void usage(FILE *f) {
-    fprintf(f,
-        "usage: ssfuzz explain CASE [options]\n"
-        "  -t, --target T    run target T (repeatable; default: the case's meta.target under its\n"
-        "                    meta.schedule, then every available non-mutant)\n"
-        "  --schedule S      schedule, or all (default: meta.schedule for meta.target, else all)\n"
-        "  --seed N          seed of the random schedule (default 1)\n"
-        "  --rows N          draw at most N rows per storage (default 24)\n"
-        "  --values          list each wrong cell: expected and actual value (at most --rows per storage)\n"
-        "  --color WHEN      auto (a terminal without NO_COLOR), always, never\n"
-        "  --max-bytes N     byte budget of the case's storages (default %zu)\n"
-        "exit: 0 every run agrees, 1 a finding (mismatch, crash, timeout, ...), 2 invalid case or usage,\n"
-        "      3 a target cannot run here\n",
-        (size_t)SS_DEFAULT_MAX_BYTES);
-}
 
 /* Print `first` then text, word-wrapped at 80 columns, continuation lines indented by `indent`. */
 /* The length of the word at p: up to the next space, or for Python up to the
@@ -295,6 +279,13 @@ static void report_targets(ss_replay_ctx *rc, const ss_replay_case_result *r, in
     }
 }
 
+static int set_color(void *color, const char *when, ss_error *err) {
+    if (!strcmp(when, "always")) *(int *)color = 1;
+    else if (!strcmp(when, "never")) *(int *)color = 0;
+    else if (strcmp(when, "auto")) return ss_fail(err, "--color", "must be auto, always or never");
+    return 0;
+}
+
 int ss_cmd_explain(int argc, char **argv) {
     ss_replay_opts o;
     ss_replay_opts_init(&o);
@@ -302,45 +293,21 @@ int ss_cmd_explain(int argc, char **argv) {
     int color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
     uint64_t rows = 24;
     int values = 0;
-    static const struct option longopts[] = {
-        {"target", required_argument, 0, 't'}, {"schedule", required_argument, 0, 's'},
-        {"seed", required_argument, 0, 'S'},   {"rows", required_argument, 0, 'r'},
-        {"color", required_argument, 0, 'c'},  {"max-bytes", required_argument, 0, 'm'},
-        {"values", no_argument, 0, 'v'},
-        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
-    optind = 1;
-    int ch;
-    while ((ch = getopt_long(argc, argv, "t:h", longopts, NULL)) != -1) {
-        ss_error err;
-        uint64_t v;
-        switch (ch) {
-        case 't': if (ss_replay_add_target(&o, optarg, &err)) goto bad; break;
-        case 's': if (ss_replay_set_schedule(&o, optarg, &err)) goto bad; break;
-        case 'S': if (ss_parse_u64("--seed", optarg, &o.seed, &err)) goto bad; break;
-        case 'r':
-            if (ss_parse_u64("--rows", optarg, &rows, &err)) goto bad;
-            if (rows < 1 || rows > 1000000) { ss_fail(&err, "--rows", "must be in [1, 1000000]"); goto bad; }
-            break;
-        case 'm':
-            if (ss_parse_u64("--max-bytes", optarg, &v, &err)) goto bad;
-            o.max_bytes = (size_t)v;
-            break;
-        case 'c':
-            if (!strcmp(optarg, "always")) color = 1;
-            else if (!strcmp(optarg, "never")) color = 0;
-            else if (strcmp(optarg, "auto")) { ss_fail(&err, "--color", "must be auto, always or never"); goto bad; }
-            break;
-        case 'v': values = 1; o.keep_finals = 1; break;   /* the wrong cells are read from them */
-        case 'h': usage(stdout); return SS_EXIT_OK;
-        default: usage(stderr); return SS_EXIT_USAGE;
-        bad:
-            fprintf(stderr, "ssfuzz explain: %s: %s\n", err.field, err.msg);
-            return SS_EXIT_USAGE;
-        }
-    }
-    if (optind != argc - 1) { usage(stderr); return SS_EXIT_USAGE; }
+    cli_opt opts[] = {
+        CLI_REPLAY_OPTS(&o),
+        CLI_OPT_UINT(0, "rows", "N", &rows, 1, 1000000, "draw at most N rows per storage (default 24)"),
+        CLI_OPT_FLAG(0, "values", &values,
+                     "list each wrong cell: expected and actual value (at most --rows per storage)"),
+        CLI_OPT_CALL(0, "color", "WHEN", &color, set_color, "auto (a terminal without NO_COLOR), always, never"),
+        CLI_OPT_END};
+    const cli_cmd cmd = {"explain", "CASE [options]", "Shows a case's plan, validity, overlap class and memory "
+                         "map, then each target's result and the cells it got wrong.",
+                         "exit: 0 every run agrees, 1 a finding (mismatch, crash, timeout, ...), 2 invalid case or "
+                         "usage,\n      3 a target cannot run here\n", opts, "one CASE", 1, 1};
+    const int pr = cli_parse(&cmd, &argc, argv);
+    if (pr >= 0) return pr;
     o.keep_finals = values;   /* --values lists the cells of a run's final storages */
-    const char *path = argv[optind];
+    const char *path = argv[1];
     ss_replay_ctx rc;
     ss_replay_ctx_init(&rc, &o);
     ss_error err;

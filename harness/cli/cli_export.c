@@ -1,9 +1,9 @@
 /* cli_export.c - `ssfuzz export --torch`: a standalone PyTorch script that reproduces a case as
  * found; `--issue FILE`: its upstream report; the exporter that confirmation uses. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli_opts.h"
 #include "ss_cli.h"
 #include "ss_confirm.h"
 #include "ss_export.h"
@@ -16,44 +16,17 @@ static void say_error(const char *path, const ss_error *err) {
     else fprintf(stderr, "%s: invalid: %s: %s\n", path, err->field, err->msg);
 }
 
-static void usage(FILE *f) {
-    fprintf(f,
-        "usage: ssfuzz export --torch CASE [--mode M] [--form F] [--spelling S] [--device D] [-o FILE]\n"
-        "       ssfuzz export --issue FILE CASE [--python P]... [--mode M] [--form F] [--timeout S]\n"
-        "  --torch prints a standalone Python script that reproduces the case the way the torch\n"
-        "  engine ran it: it computes the expected result with torch.slice_scatter on CPU, runs the\n"
-        "  program in place in each mode asked for, compares the final storages bit for bit and\n"
-        "  prints one verdict line per run. Defaults come from the case's meta.torch (the mode,\n"
-        "  form and spelling it was found in), else every mode, form x-input, spelling setitem.\n"
-        "  The script exits with the worst: 1 differ (or a compiled run raised where eager runs),\n"
-        "  2 error, 3 refused (PyTorch's overlap check), 0 agree.\n"
-        "  A program case's script runs its program (def program(x, src), as explain prints it)\n"
-        "  and holds each run to the program's reference: final storages, returned values and\n"
-        "  which of them share x's or src's storage; forms and spellings do not apply.\n"
-        "  --mode M          eager, compile (dynamic=False), compile-dynamic (dynamic=True, and the\n"
-        "                    automatic switch: a first call on another size), aot-eager and\n"
-        "                    dynamo-eager (backends aot_eager and eager), aot-eager-dynamic,\n"
-        "                    dynamo-eager-dynamic, all (the first five); comma list, or one as\n"
-        "                    meta.torch names it (aot-eager-cpu: the device too)\n"
-        "  --form F          x-input, storage-input, two-inputs (the engine's forms), user (the\n"
-        "                    case's line on the whole storage), user-two-inputs (the line on the\n"
-        "                    input view and src as two arguments, def f(x, src)), all; comma list\n"
-        "  --spelling S      setitem, setitem-clone, copy, scatter-copy, scatter-return,\n"
-        "                    clone-scatter, index-put\n"
-        "  --device D        cpu, cuda, all (cuda when present)\n"
-        "  -o FILE           write the script to FILE (atomically) instead of stdout\n"
-        "  --max-bytes N     largest storages to export (default %zu)\n"
-        "  --issue FILE      write an upstream-ready Markdown report to FILE (atomically): title\n"
-        "                    (a program's: its first wrong step), a repro of at most ten lines\n"
-        "                    (f(x, src) on two views of one storage for a two-inputs finding\n"
-        "                    that only that form reproduces),\n"
-        "                    expected and actual values (or the aliasing fact), each\n"
-        "                    --python's torch and its verdicts (global option, repeatable; default\n"
-        "                    the python the torch engine uses), the first wrong compile stage\n"
-        "  --timeout S       time limit of each script run for --issue (default 300)\n"
-        "  -q, --quiet       no progress lines for --issue\n",
-        SS_EXPORT_MAX_BYTES);
-}
+static const char about[] =
+    "--torch prints a standalone Python script that reproduces the case the way the torch\n"
+    "engine ran it: it computes the expected result with torch.slice_scatter on CPU, runs the\n"
+    "program in place in each mode asked for, compares the final storages bit for bit and\n"
+    "prints one verdict line per run. Defaults come from the case's meta.torch (the mode,\n"
+    "form and spelling it was found in), else every mode, form x-input, spelling setitem.\n"
+    "The script exits with the worst: 1 differ (or a compiled run raised where eager runs),\n"
+    "2 error, 3 refused (PyTorch's overlap check), 0 agree.\n"
+    "A program case's script runs its program (def program(x, src), as explain prints it)\n"
+    "and holds each run to the program's reference: final storages, returned values and\n"
+    "which of them share x's or src's storage; forms and spellings do not apply.";
 
 /* Confirmation's exporter: the finding's mode ("compile-dynamic-cpu"), form and spelling. */
 static int export_for_confirm(const ss_case *c, const ss_confirm_spec *s, const char *path, ss_error *err) {
@@ -77,55 +50,43 @@ int ss_cmd_export(int argc, char **argv) {
     uint64_t max_bytes = SS_EXPORT_MAX_BYTES;
     double timeout = 300;
     ss_export_opts o = {0};
-    static const struct option longopts[] = {
-        {"torch", no_argument, 0, 'T'}, {"output", required_argument, 0, 'o'},
-        {"spelling", required_argument, 0, 's'}, {"mode", required_argument, 0, 'M'},
-        {"form", required_argument, 0, 'F'}, {"device", required_argument, 0, 'D'},
-        {"issue", required_argument, 0, 'I'}, {"timeout", required_argument, 0, 't'},
-        {"quiet", no_argument, 0, 'q'},
-        {"max-bytes", required_argument, 0, 'm'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    optind = 1;
-    int ch;
-    while ((ch = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
-        ss_error err;
-        switch (ch) {
-        case 'T': torch = 1; break;
-        case 'o': out_path = optarg; break;
-        case 's': o.spelling = optarg; break;
-        case 'M': o.mode = optarg; break;
-        case 'F': o.form = optarg; break;
-        case 'D': o.device = optarg; break;
-        case 'I': issue = optarg; break;
-        case 'q': quiet = 1; break;
-        case 't': {
-            char *end;
-            timeout = strtod(optarg, &end);
-            if (*end || !(timeout > 0) || timeout > 86400) {
-                fprintf(stderr, "ssfuzz export: --timeout: must be seconds in (0, 86400] (got '%s')\n", optarg);
-                return SS_EXIT_USAGE;
-            }
-            break;
-        }
-        case 'm':
-            if (ss_parse_u64("--max-bytes", optarg, &max_bytes, &err)) {
-                fprintf(stderr, "ssfuzz export: %s: %s\n", err.field, err.msg);
-                return SS_EXIT_USAGE;
-            }
-            break;
-        case 'h': usage(stdout); return SS_EXIT_OK;
-        default: usage(stderr); return SS_EXIT_USAGE;
-        }
-    }
-    if ((!torch && !issue) || optind != argc - 1) {
-        if (!torch && !issue) fprintf(stderr, "ssfuzz export: --torch or --issue FILE is required\n");
-        else usage(stderr);
+    cli_opt opts[] = {
+        CLI_OPT_FLAG(0, "torch", &torch, "print the standalone PyTorch script (above)"),
+        CLI_OPT_STR(0, "mode", "M", &o.mode, "eager, compile (dynamic=False), compile-dynamic (dynamic=True, and the "
+                    "automatic switch: a first call on another size), aot-eager and dynamo-eager (backends "
+                    "aot_eager and eager), aot-eager-dynamic, dynamo-eager-dynamic, all (the first five); comma "
+                    "list, or one as meta.torch names it (aot-eager-cpu: the device too)"),
+        CLI_OPT_STR(0, "form", "F", &o.form, "x-input, storage-input, two-inputs (the engine's forms), user (the "
+                    "case's line on the whole storage), user-two-inputs (the line on the input view and src as "
+                    "two arguments, def f(x, src)), all; comma list"),
+        CLI_OPT_STR(0, "spelling", "S", &o.spelling,
+                    "setitem, setitem-clone, copy, scatter-copy, scatter-return, clone-scatter, index-put"),
+        CLI_OPT_STR(0, "device", "D", &o.device, "cpu, cuda, all (cuda when present)"),
+        CLI_OPT_STR('o', "output", "FILE", &out_path, "write the script to FILE (atomically) instead of stdout"),
+        CLI_OPT_UINT(0, "max-bytes", "N", &max_bytes, 0, UINT64_MAX, "largest storages to export (default 16 MiB)"),
+        CLI_OPT_STR(0, "issue", "FILE", &issue, "write an upstream-ready Markdown report to FILE (atomically): "
+                    "title (a program's: its first wrong step), a repro of at most ten lines (f(x, src) on two "
+                    "views of one storage for a two-inputs finding that only that form reproduces), expected and "
+                    "actual values (or the aliasing fact), each global --python's torch and its verdicts "
+                    "(repeatable; default the python the torch engine uses), the first wrong compile stage"),
+        CLI_OPT_SECS(0, "timeout", "S", &timeout, 0, 86400, "time limit of each script run for --issue (default 300)"),
+        CLI_OPT_FLAG('q', "quiet", &quiet, "no progress lines for --issue"),
+        CLI_OPT_END};
+    const cli_cmd cmd = {"export", "--torch CASE [--mode M] [--form F] [--spelling S] [--device D] [-o FILE]\n"
+                         "--issue FILE CASE [--mode M] [--form F] [--timeout S]", about,
+                         "exit: 0 written, 2 usage or invalid case (or one the script cannot spell), 3 out of memory\n"
+                         "      or stdout unwritable\n", opts, "one CASE", 1, 1};
+    const int pr = cli_parse(&cmd, &argc, argv);
+    if (pr >= 0) return pr;
+    if (!torch && !issue) {
+        fprintf(stderr, "ssfuzz export: --torch or --issue FILE is required\n");
         return SS_EXIT_USAGE;
     }
     if (torch && issue) {
         fprintf(stderr, "ssfuzz export: --torch and --issue: one at a time\n");
         return SS_EXIT_USAGE;
     }
-    const char *path = argv[optind];
+    const char *path = argv[1];
     o.max_bytes = (size_t)max_bytes;
     o.label = path;
     ss_error err;

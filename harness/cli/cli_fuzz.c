@@ -1,11 +1,11 @@
 /* cli_fuzz.c - `ssfuzz fuzz`: options, start-up checks, signals, and the final summary. */
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "cli_opts.h"
 #include "ss_check.h"
 #include "ss_cli.h"
 #include "ss_files.h"
@@ -18,55 +18,18 @@
 static volatile sig_atomic_t stop_flag, stop_signal;
 static void on_signal(int sig) { stop_signal = sig; stop_flag = 1; }
 
-static void usage(FILE *f) {
-    fprintf(f,
-        "usage: ssfuzz fuzz [--target T]... [--time SECONDS | --cases N] [options]\n\n"
-        "Generates seeded cases (layouts, slice bounds, aliasing src/input pairs), runs the\n"
-        "reference and every target on each, and writes each new failure as a minimized\n"
-        "JSON reproducer. Without arguments: 60 s on the default targets (cuda:* kernels\n"
-        "when a GPU is usable, else emu:* kernels; never mutants).\n\n"
-        "  -t, --target T       target to fuzz (repeatable; `ssfuzz targets` lists them)\n"
-        "      --plugin SO.so   load your kernels first; fuzz them as -t PLUGIN:KERNEL (global option)\n"
-        "      --py-kernel NAME.py  load your Python/Triton kernels; -t NAME:KERNEL (CPU, Triton\n"
-        "                       interpreted) or NAME:KERNEL@cuda (global option; docs/plugins.md)\n"
-        "      --seed N         campaign seed (default: time-based, printed)\n"
-        "      --time SECONDS   stop after this long (default 60 unless --cases is given)\n"
-        "      --cases N        stop after N cases\n"
-        "  -j, --jobs N         worker processes sharing the output directory (default 1)\n"
-        "  -o, --out DIR        reproducer directory (default reports/; created, must be writable)\n"
-        "      --schedule S     one schedule (emu: forward, reverse, lockstep, warp, random; torch\n"
-        "                       compile targets: x-input, storage-input, two-inputs); all: every case\n"
-        "                       under every schedule; rotate: each case under one, by its index.\n"
-        "                       Default: all, but rotate on compiled targets (each run a compile)\n"
-        "      --refusal-is-finding  a target refusing a case (PyTorch's overlap error) is a finding\n"
-        "      --nan-payload-is-finding  storages differing only in NaNs' bits (a quieted signalling\n"
-        "                            NaN, a changed payload) are a mismatch, not counted apart\n"
-        "      --max-numel N    largest storage numel a generated case may have (default 4194304;\n"
-        "                       4096 when a Python kernel is fuzzed on the CPU)\n"
-        "      --max-bytes N    byte budget of one case's storages (default 1 GiB)\n"
-        "      --max-ndim N     largest rank generated (default 6)\n"
-        "      --large-per-mille N  share of cases over 2^20 elements, per 1000 (default: 250 when a\n"
-        "                       cuda:* or torch compile target or NAME:KERNEL@cuda is fuzzed, size\n"
-        "                       pays there; 0 when only emu:* or Python CPU targets are; else 3)\n"
-        "      --batch K        cases run together on a compiled torch target: one compile for K\n"
-        "                       cases, each on its own storages (default 32; fewer when their\n"
-        "                       storages pass 512 MiB; 1: one compile per case)\n"
-        "      --case-timeout S per-run time limit before a `timeout` finding (default 10)\n"
-        "      --minimize-time S  budget per minimization (default 20)\n"
-        "      --no-swarm       keep every generator feature on in every epoch\n"
-        "      --keep-variants  write one reproducer per shape (rank, dtype) of a bug; by default\n"
-        "                       one per bug (kind, target, schedule, overlap class), the rest are hits\n"
-        "      --shard I/N      run shard I of N of the seed's cases (indices j*N+I; needs --seed);\n"
-        "                       default from SLURM_ARRAY_TASK_ID/_COUNT/_MIN/_STEP (seed: SLURM_ARRAY_JOB_ID\n"
-        "                       unless --seed); `none` ignores them. Summary: OUT/summary-shard-I.json\n"
-        "      --first-case N   start at the campaign's (the shard's) N-th case\n"
-        "      --resume         go on where this seed's (and shard's) last run in OUT stopped\n"
-        "  -q, --quiet          no progress line\n\n"
-        "exit: 0 nothing found, 1 findings, 2 usage or unwritable --out (also when it fills up: the\n"
-        "campaign stops and counts the findings it could not write), 3 target unavailable,\n"
-        "      130 stopped by Ctrl-C (SIGINT) after writing the summary; SIGTERM (a scheduler's stop\n"
-        "      before its time limit or on preemption) ends it as its time limit would: 0 or 1\n");
-}
+static const char about[] =
+    "Generates seeded cases (layouts, slice bounds, aliasing src/input pairs), runs the\n"
+    "reference and every target on each, and writes each new failure as a minimized\n"
+    "JSON reproducer. Without arguments: 60 s on the default targets (cuda:* kernels\n"
+    "when a GPU is usable, else emu:* kernels; never mutants). Your kernels: the global\n"
+    "--plugin SO.so (-t PLUGIN:KERNEL) and --py-kernel NAME.py (-t NAME:KERNEL, or\n"
+    "NAME:KERNEL@cuda; docs/plugins.md).";
+static const char exits[] =
+    "exit: 0 nothing found, 1 findings, 2 usage or unwritable --out (also when it fills up: the\n"
+    "campaign stops and counts the findings it could not write), 3 target unavailable,\n"
+    "      130 stopped by Ctrl-C (SIGINT) after writing the summary; SIGTERM (a scheduler's stop\n"
+    "      before its time limit or on preemption) ends it as its time limit would: 0 or 1\n";
 
 /* An id no other run shares, on any host: HOST-PID-NANOSECONDS (merge keeps each run once). */
 static void campaign_origin(ss_summary *s) {
@@ -75,17 +38,6 @@ static void campaign_origin(ss_summary *s) {
     if (gethostname(s->host, sizeof s->host - 1)) snprintf(s->host, sizeof s->host, "unknown");
     snprintf(s->campaign_id, sizeof s->campaign_id, "%s-%ld-%lld%09ld", s->host, (long)getpid(),
              (long long)ts.tv_sec, (long)ts.tv_nsec);
-}
-
-static int parse_seconds(const char *opt, const char *s, double *out) {
-    char *end;
-    double v = strtod(s, &end);
-    if (!*s || *end || !(v > 0) || v > 1e7) {
-        fprintf(stderr, "ssfuzz fuzz: %s: must be a positive number of seconds (got '%s')\n", opt, s);
-        return -1;
-    }
-    *out = v;
-    return 0;
 }
 
 /* The engine's correct targets as the campaign's, when every one can run here. */
@@ -244,6 +196,21 @@ static int resolve_shard(ss_fuzz_config *cfg, const char *opt, int have_seed, ss
     return -1;
 }
 
+/* --target T: a repeated one runs once. */
+static int add_target(void *cfg, const char *name, ss_error *err) {
+    ss_fuzz_config *c = cfg;
+    return ss_target_set_add(c->targets, &c->n_targets, name, "--target", err);
+}
+
+static int set_schedule(void *cfg, const char *s, ss_error *err) {
+    ss_fuzz_config *c = cfg;
+    if (!strcmp(s, "all")) { c->all_schedules = 1; c->rotate = SS_ROTATE_NEVER; }
+    else if (!strcmp(s, "rotate")) { c->all_schedules = 1; c->rotate = SS_ROTATE_ALWAYS; }
+    else if (ss_schedule_known(s)) { c->all_schedules = 0; c->schedule = s; }
+    else return ss_fail(err, "--schedule", "unknown schedule '%s' (%s)", s, ss_schedule_list());
+    return 0;
+}
+
 int ss_cmd_fuzz(int argc, char **argv) {
     ss_fuzz_config cfg;
     memset(&cfg, 0, sizeof cfg);
@@ -253,92 +220,51 @@ int ss_cmd_fuzz(int argc, char **argv) {
     cfg.rotate = SS_ROTATE_BATCHING;
     cfg.case_timeout = 10;
     cfg.minimize_seconds = 20;
-    const char *out = "reports";
-    int have_seed = 0, quiet = 0, have_large = 0, have_numel = 0, resume = 0, have_first = 0;
-    const char *shard_opt = NULL;
-    uint64_t v;
+    const char *out = "reports", *shard_opt = NULL;
+    int quiet = 0, resume = 0;
     ss_error err;
-    enum { O_SEED = 256, O_TIME, O_CASES, O_SCHED, O_TIMEOUT, O_MINTIME, O_REFUSAL, O_NAN, O_VARIANTS,
-           O_SHARD, O_FIRST, O_RESUME, O_BATCH };
-    static const struct option opts[] = {
-        {"target", required_argument, 0, 't'}, {"seed", required_argument, 0, O_SEED},
-        {"time", required_argument, 0, O_TIME}, {"cases", required_argument, 0, O_CASES},
-        {"jobs", required_argument, 0, 'j'}, {"out", required_argument, 0, 'o'},
-        {"schedule", required_argument, 0, O_SCHED}, SS_GEN_LONG_OPTIONS,
-        {"case-timeout", required_argument, 0, O_TIMEOUT}, {"batch", required_argument, 0, O_BATCH},
-        {"minimize-time", required_argument, 0, O_MINTIME},
-        {"refusal-is-finding", no_argument, 0, O_REFUSAL},
-        {"nan-payload-is-finding", no_argument, 0, O_NAN},
-        {"keep-variants", no_argument, 0, O_VARIANTS},
-        {"shard", required_argument, 0, O_SHARD}, {"first-case", required_argument, 0, O_FIRST},
-        {"resume", no_argument, 0, O_RESUME},
-        {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, ":t:j:o:qh", opts, NULL)) != -1) {
-        switch (c) {
-        case 't': {
-            /* a repeated --target runs once */
-            if (ss_target_set_add(cfg.targets, &cfg.n_targets, optarg, "--target", &err)) goto bad;
-            break;
-        }
-        case O_SEED: if (ss_parse_u64("--seed", optarg, &cfg.seed, &err)) goto bad; have_seed = 1; break;
-        case O_TIME: if (parse_seconds("--time", optarg, &cfg.seconds)) return SS_EXIT_USAGE; break;
-        case O_CASES:
-            if (ss_parse_u64("--cases", optarg, &cfg.cases, &err)) goto bad;
-            if (!cfg.cases) { fprintf(stderr, "ssfuzz fuzz: --cases: must be >= 1\n"); return SS_EXIT_USAGE; }
-            break;
-        case 'j':
-            if (ss_parse_u64("--jobs", optarg, &v, &err)) goto bad;
-            if (v < 1 || v > 256) { fprintf(stderr, "ssfuzz fuzz: --jobs: must be in [1, 256]\n"); return SS_EXIT_USAGE; }
-            cfg.jobs = (int)v;
-            break;
-        case 'o': out = optarg; break;
-        case O_SCHED:
-            if (!strcmp(optarg, "all")) { cfg.all_schedules = 1; cfg.rotate = SS_ROTATE_NEVER; }
-            else if (!strcmp(optarg, "rotate")) { cfg.all_schedules = 1; cfg.rotate = SS_ROTATE_ALWAYS; }
-            else if (ss_schedule_known(optarg)) { cfg.all_schedules = 0; cfg.schedule = optarg; }
-            else {
-                fprintf(stderr, "ssfuzz fuzz: --schedule: unknown schedule '%s' (%s)\n", optarg,
-                        ss_schedule_list());
-                return SS_EXIT_USAGE;
-            }
-            break;
-        case O_REFUSAL: cfg.refusal_is_finding = 1; break;
-        case O_NAN: cfg.nan_payload_is_finding = 1; break;
-        case O_VARIANTS: cfg.keep_variants = 1; break;
-        case O_SHARD: shard_opt = optarg; break;
-        case O_FIRST: if (ss_parse_u64("--first-case", optarg, &cfg.first_case, &err)) goto bad; have_first = 1; break;
-        case O_RESUME: resume = 1; break;
-        case SS_GEN_O_NUMEL: case SS_GEN_O_BYTES: case SS_GEN_O_NDIM: case SS_GEN_O_NOSWARM: case SS_GEN_O_LARGE:
-        case SS_GEN_O_PROGRAMS: case SS_GEN_O_PSTEPS:
-            if (ss_gen_opts_apply("fuzz", c, optarg, &cfg.gen, &cfg.max_bytes) < 0) return SS_EXIT_USAGE;
-            if (c == SS_GEN_O_LARGE) have_large = 1;
-            if (c == SS_GEN_O_NUMEL) have_numel = 1;
-            break;
-        case O_BATCH:
-            if (ss_parse_u64("--batch", optarg, &v, &err)) goto bad;
-            if (v < 1 || v > SS_CHECK_MAX_BATCH) {
-                fprintf(stderr, "ssfuzz fuzz: --batch: must be in [1, %d]\n", SS_CHECK_MAX_BATCH);
-                return SS_EXIT_USAGE;
-            }
-            cfg.batch = (int)v;
-            break;
-        case O_TIMEOUT: if (parse_seconds("--case-timeout", optarg, &cfg.case_timeout)) return SS_EXIT_USAGE; break;
-        case O_MINTIME: if (parse_seconds("--minimize-time", optarg, &cfg.minimize_seconds)) return SS_EXIT_USAGE; break;
-        case 'q': quiet = 1; break;
-        case 'h': usage(stdout); return SS_EXIT_OK;
-        case ':': fprintf(stderr, "ssfuzz fuzz: %s needs a value (ssfuzz fuzz --help)\n", argv[optind - 1]); return SS_EXIT_USAGE;
-        default: fprintf(stderr, "ssfuzz fuzz: unknown option '%s' (ssfuzz fuzz --help)\n", argv[optind - 1]); return SS_EXIT_USAGE;
-        }
-    }
-    if (optind < argc) {
-        fprintf(stderr, "ssfuzz fuzz: unexpected argument '%s' (ssfuzz fuzz --help)\n", argv[optind]);
-        return SS_EXIT_USAGE;
-    }
+    cli_opt opts[] = {
+        CLI_OPT_CALL('t', "target", "T", &cfg, add_target, "target to fuzz (repeatable; `ssfuzz targets` lists them)"),
+        CLI_OPT_UINT(0, "seed", "N", &cfg.seed, 0, UINT64_MAX, "campaign seed (default: time-based, printed)"),
+        CLI_OPT_SECS(0, "time", "SECONDS", &cfg.seconds, 0, 10000000, "stop after this long (default 60 unless --cases is given)"),
+        CLI_OPT_UINT(0, "cases", "N", &cfg.cases, 1, UINT64_MAX, "stop after N cases"),
+        CLI_OPT_UINT('j', "jobs", "N", &cfg.jobs, 1, 256, "worker processes sharing the output directory (default 1)"),
+        CLI_OPT_STR('o', "out", "DIR", &out, "reproducer directory (default reports/; created, must be writable)"),
+        CLI_OPT_CALL(0, "schedule", "S", &cfg, set_schedule,
+                     "one schedule (emu: forward, reverse, lockstep, warp, random; torch compile targets: x-input, "
+                     "storage-input, two-inputs); all: every case under every schedule; rotate: each case under "
+                     "one, by its index. Default: all, but rotate on compiled targets (each run a compile)"),
+        CLI_OPT_FLAG(0, "refusal-is-finding", &cfg.refusal_is_finding,
+                     "a target refusing a case (PyTorch's overlap error) is a finding"),
+        CLI_OPT_FLAG(0, "nan-payload-is-finding", &cfg.nan_payload_is_finding,
+                     "storages differing only in NaNs' bits (a quieted signalling NaN, a changed payload) are a "
+                     "mismatch, not counted apart"),
+        CLI_GEN_OPTS(&cfg.gen),
+        CLI_OPT_UINT(0, "batch", "K", &cfg.batch, 1, SS_CHECK_MAX_BATCH,
+                     "cases run together on a compiled torch target: one compile for K cases, each on its own "
+                     "storages (default 32; fewer when their storages pass 512 MiB; 1: one compile per case)"),
+        CLI_OPT_SECS(0, "case-timeout", "S", &cfg.case_timeout, 0, 10000000,
+                     "per-run time limit before a `timeout` finding (default 10)"),
+        CLI_OPT_SECS(0, "minimize-time", "S", &cfg.minimize_seconds, 0, 10000000, "budget per minimization (default 20)"),
+        CLI_OPT_FLAG(0, "keep-variants", &cfg.keep_variants,
+                     "write one reproducer per shape (rank, dtype) of a bug; by default one per bug (kind, target, "
+                     "schedule, overlap class), the rest are hits"),
+        CLI_OPT_STR(0, "shard", "I/N", &shard_opt,
+                    "run shard I of N of the seed's cases (indices j*N+I; needs --seed); default from "
+                    "SLURM_ARRAY_TASK_ID/_COUNT/_MIN/_STEP (seed: SLURM_ARRAY_JOB_ID unless --seed); `none` "
+                    "ignores them. Summary: OUT/summary-shard-I.json"),
+        CLI_OPT_UINT(0, "first-case", "N", &cfg.first_case, 0, UINT64_MAX, "start at the campaign's (the shard's) N-th case"),
+        CLI_OPT_FLAG(0, "resume", &resume, "go on where this seed's (and shard's) last run in OUT stopped"),
+        CLI_OPT_FLAG('q', "quiet", &quiet, "no progress line"),
+        CLI_OPT_END};
+    const cli_cmd cmd = {"fuzz", "[--target T]... [--time SECONDS | --cases N] [options]", about, exits, opts, "", 0, 0};
+    const int pr = cli_parse(&cmd, &argc, argv);
+    if (pr >= 0) return pr;
+    cfg.max_bytes = cfg.gen.max_bytes;   /* the plan's budget is the generator's */
+    int have_seed = cli_seen(opts, "seed");
+    const int have_large = cli_seen(opts, "large-per-mille"), have_numel = cli_seen(opts, "max-numel");
     if (!cfg.seconds && !cfg.cases) cfg.seconds = 60;
-    if (resume && have_first) {
+    if (resume && cli_seen(opts, "first-case")) {
         fprintf(stderr, "ssfuzz fuzz: --resume and --first-case: give one (--resume finds the first case)\n");
         return SS_EXIT_USAGE;
     }
@@ -464,7 +390,4 @@ int ss_cmd_fuzz(int argc, char **argv) {
     if (lost || summary_failed) return SS_EXIT_USAGE;
     if (stop_signal) return 128 + stop_signal;   /* the shell's convention: Ctrl-C is 130 */
     return hits ? SS_EXIT_FINDING : SS_EXIT_OK;
-bad:
-    fprintf(stderr, "ssfuzz fuzz: %s: %s\n", err.field, err.msg);
-    return SS_EXIT_USAGE;
 }

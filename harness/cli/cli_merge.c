@@ -1,33 +1,13 @@
 /* cli_merge.c - `ssfuzz merge`: shard directories into one summary and one reproducer per bug, then the ledger. */
-#include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "cli_opts.h"
 #include "ss_cli.h"
 #include "ss_merge.h"
 #include "ss_text.h"
-
-static void usage(FILE *f) {
-    fprintf(f,
-        "usage: ssfuzz merge [-o OUT] [--ledger FILE [--update]] DIR... [-- TRIAGE-OPTIONS]\n\n"
-        "Folds the directories campaigns wrote (the shards of a Slurm job array or a CI matrix,\n"
-        "or one shared --out holding summary-shard-I.json files) into OUT: one reproducer per\n"
-        "bug (kind, target, schedule class, overlap class: the one already in OUT, else a\n"
-        "minimized one, else the smallest), and OUT/summary.json: every run once, totals\n"
-        "recomputed, the shards present and missing. Inputs are searched recursively and\n"
-        "never changed.\n\n"
-        "  -o, --out DIR      merge into DIR (default: the one DIR given; needed with several)\n"
-        "      --keep-variants  one reproducer per shape of a bug (as fuzz --keep-variants wrote)\n"
-        "      --ledger FILE  then classify the merged findings against the ledger, as\n"
-        "                     `ssfuzz triage --found OUT --ledger FILE`: new, known, regressed, fixed\n"
-        "      --update       and record them in the ledger (needs --ledger)\n"
-        "  -q, --quiet        only the merge line (and triage's verdict line)\n"
-        "  -- ARGS            more options for that triage (--junit F, --sarif F, --verdict F, ...)\n\n"
-        "exit: 0 merged, nothing found (with --ledger: nothing new or regressed), 1 findings (with\n"
-        "      --ledger: a new or regressed one), 2 usage, OUT not writable, or the merge is\n"
-        "      incomplete: a shard without a summary or an unreadable summary (merged all the same)\n");
-}
 
 static double now_s(void) {
     struct timespec ts;
@@ -82,33 +62,34 @@ int ss_cmd_merge(int argc, char **argv) {
     const char *out = NULL, *ledger = NULL;
     int update = 0, quiet = 0;
     ss_merge_opts o = {0};
-    /* options after `--` are triage's, untouched by getopt */
     int n_own = argc, n_extra = 0;
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--")) { n_own = i; n_extra = argc - i - 1; break; }
-    enum { O_LEDGER = 256, O_UPDATE, O_VARIANTS };
-    static const struct option opts[] = {
-        {"out", required_argument, 0, 'o'}, {"ledger", required_argument, 0, O_LEDGER},
-        {"update", no_argument, 0, O_UPDATE}, {"keep-variants", no_argument, 0, O_VARIANTS},
-        {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(n_own, argv, ":o:qh", opts, NULL)) != -1) {
-        switch (c) {
-        case 'o': out = optarg; break;
-        case O_LEDGER: ledger = optarg; break;
-        case O_UPDATE: update = 1; break;
-        case O_VARIANTS: o.keep_variants = 1; break;
-        case 'q': quiet = 1; break;
-        case 'h': usage(stdout); return SS_EXIT_OK;
-        case ':': fprintf(stderr, "ssfuzz merge: %s needs a value (ssfuzz merge --help)\n", argv[optind - 1]); return SS_EXIT_USAGE;
-        default: fprintf(stderr, "ssfuzz merge: unknown option '%s' (ssfuzz merge --help)\n", argv[optind - 1]); return SS_EXIT_USAGE;
-        }
-    }
-    o.dirs = (const char *const *)argv + optind;
-    o.n_dirs = (size_t)(n_own - optind);
-    if (!o.n_dirs) { fprintf(stderr, "ssfuzz merge: give the directories to merge (ssfuzz merge --help)\n"); return SS_EXIT_USAGE; }
+    cli_opt opts[] = {
+        CLI_OPT_STR('o', "out", "DIR", &out, "merge into DIR (default: the one DIR given; needed with several)"),
+        CLI_OPT_FLAG(0, "keep-variants", &o.keep_variants, "one reproducer per shape of a bug (as fuzz --keep-variants wrote)"),
+        CLI_OPT_STR(0, "ledger", "FILE", &ledger, "then classify the merged findings against the ledger, as `ssfuzz "
+                    "triage --found OUT --ledger FILE`: new, known, regressed, fixed; options after -- go to that "
+                    "triage (--junit F, --sarif F, --verdict F, ...)"),
+        CLI_OPT_FLAG(0, "update", &update, "and record them in the ledger (needs --ledger)"),
+        CLI_OPT_FLAG('q', "quiet", &quiet, "only the merge line (and triage's verdict line)"),
+        CLI_OPT_END};
+    const cli_cmd cmd = {"merge", "[-o OUT] [--ledger FILE [--update]] DIR... [-- TRIAGE-OPTIONS]",
+        "Folds the directories campaigns wrote (the shards of a Slurm job array or a CI matrix,\n"
+        "or one shared --out holding summary-shard-I.json files) into OUT: one reproducer per\n"
+        "bug (kind, target, schedule class, overlap class: the one already in OUT, else a\n"
+        "minimized one, else the smallest), and OUT/summary.json: every run once, totals\n"
+        "recomputed, the shards present and missing. Inputs are searched recursively and\n"
+        "never changed.",
+        "exit: 0 merged, nothing found (with --ledger: nothing new or regressed), 1 findings (with\n"
+        "      --ledger: a new or regressed one), 2 usage, OUT not writable, or the merge is\n"
+        "      incomplete: a shard without a summary or an unreadable summary (merged all the same)\n", opts,
+        "the directories to merge", 1, INT_MAX};
+    int n = n_own;
+    const int pr = cli_parse(&cmd, &n, argv);   /* the words after `--` are triage's */
+    if (pr >= 0) return pr;
+    o.dirs = (const char *const *)argv + 1;
+    o.n_dirs = (size_t)n - 1;
     if (!out && o.n_dirs > 1) {
         fprintf(stderr, "ssfuzz merge: %zu directories: say where to merge them with -o OUT\n", o.n_dirs);
         return SS_EXIT_USAGE;

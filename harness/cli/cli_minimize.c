@@ -1,9 +1,9 @@
 /* cli_minimize.c - `ssfuzz minimize CASE --target T`: shrink a failing case to a 1-minimal reproducer. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cjson/cJSON.h>
+#include "cli_opts.h"
 #include "ss_check.h"
 #include "ss_cli.h"
 #include "ss_minimize.h"
@@ -11,25 +11,6 @@
 #include "ss_replay.h"
 #include "ss_report.h"
 #include "ss_text.h"
-
-static void usage(FILE *f) {
-    fprintf(f,
-        "usage: ssfuzz minimize CASE [--target T] [--schedule S] [-o OUT]\n\n"
-        "Replays CASE on T, takes its failure signature (kind, target, and for emu:* the\n"
-        "failing schedule), and shrinks the case while that signature still holds: fewer\n"
-        "dims, smaller sizes/offsets/strides, simpler bounds, aliasing and dtype, no\n"
-        "explicit values. The result is 1-minimal; it is written atomically to OUT, or\n"
-        "printed on stdout, with meta describing the signature.\n\n"
-        "  -t, --target T     the target that fails (default: the case's meta.target)\n"
-        "      --schedule S   emulator schedule (default: the case's meta.schedule, else the\n"
-        "                     first of forward, reverse, lockstep, warp, random that fails)\n"
-        "      --seed N       seed of the random schedule (default: meta.schedule_seed, else 1)\n"
-        "  -o, --out OUT      write here instead of stdout\n"
-        "      --time S       minimization budget in seconds (default 60)\n"
-        "      --max-bytes N  byte budget of one case's storages (default 1 GiB)\n\n"
-        "exit: 0 written, 1 the case does not fail on T (nothing to minimize),\n"
-        "      2 usage or invalid case, 3 target unavailable\n");
-}
 
 static const char *meta_string(const ss_case *c, const char *key) {
     const cJSON *v = c->meta ? cJSON_GetObjectItemCaseSensitive(c->meta, key) : NULL;
@@ -59,48 +40,32 @@ static int keep_user_meta(ss_case *c, const cJSON *old) {
 
 int ss_cmd_minimize(int argc, char **argv) {
     const char *target = NULL, *sched_name = NULL, *out = NULL;
-    uint64_t seed = 0, v;
-    int have_seed = 0;
+    uint64_t seed = 0;
     double seconds = 60;
     size_t max_bytes = 0;
     ss_error err;
-    static const struct option opts[] = {
-        {"target", required_argument, 0, 't'}, {"schedule", required_argument, 0, 's'},
-        {"seed", required_argument, 0, 'S'}, {"out", required_argument, 0, 'o'},
-        {"time", required_argument, 0, 'T'}, {"max-bytes", required_argument, 0, 'B'},
-        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, ":t:o:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 't': target = optarg; break;
-        case 's': sched_name = optarg; break;
-        case 'o': out = optarg; break;
-        case 'S': if (ss_parse_u64("--seed", optarg, &seed, &err)) goto bad; have_seed = 1; break;
-        case 'T': {
-            char *end;
-            seconds = strtod(optarg, &end);
-            if (!*optarg || *end || !(seconds > 0)) {
-                fprintf(stderr, "ssfuzz minimize: --time: must be a positive number of seconds\n");
-                return SS_EXIT_USAGE;
-            }
-            break;
-        }
-        case 'B':
-            if (ss_parse_u64("--max-bytes", optarg, &v, &err)) goto bad;
-            max_bytes = (size_t)v;
-            break;
-        case 'h': usage(stdout); return SS_EXIT_OK;
-        case ':': fprintf(stderr, "ssfuzz minimize: %s needs a value\n", argv[optind - 1]); return SS_EXIT_USAGE;
-        default: fprintf(stderr, "ssfuzz minimize: unknown option '%s' (ssfuzz minimize --help)\n", argv[optind - 1]); return SS_EXIT_USAGE;
-        }
-    }
-    if (optind != argc - 1) {
-        fprintf(stderr, "ssfuzz minimize: need one CASE (ssfuzz minimize --help)\n");
-        return SS_EXIT_USAGE;
-    }
-    const char *path = argv[optind];
+    cli_opt opts[] = {
+        CLI_OPT_STR('t', "target", "T", &target, "the target that fails (default: the case's meta.target)"),
+        CLI_OPT_STR(0, "schedule", "S", &sched_name, "emulator schedule (default: the case's meta.schedule, else "
+                    "the first of forward, reverse, lockstep, warp, random that fails)"),
+        CLI_OPT_UINT(0, "seed", "N", &seed, 0, UINT64_MAX,
+                     "seed of the random schedule (default: meta.schedule_seed, else 1)"),
+        CLI_OPT_STR('o', "out", "OUT", &out, "write here instead of stdout"),
+        CLI_OPT_SECS(0, "time", "S", &seconds, 0, 10000000, "minimization budget in seconds (default 60)"),
+        CLI_OPT_UINT(0, "max-bytes", "N", &max_bytes, 0, UINT64_MAX, "byte budget of one case's storages (default 1 GiB)"),
+        CLI_OPT_END};
+    const cli_cmd cmd = {"minimize", "CASE [--target T] [--schedule S] [-o OUT]",
+        "Replays CASE on T, takes its failure signature (kind, target, and for emu:* the\n"
+        "failing schedule), and shrinks the case while that signature still holds: fewer\n"
+        "dims, smaller sizes/offsets/strides, simpler bounds, aliasing and dtype, no\n"
+        "explicit values. The result is 1-minimal; it is written atomically to OUT, or\n"
+        "printed on stdout, with meta describing the signature.",
+        "exit: 0 written, 1 the case does not fail on T (nothing to minimize),\n"
+        "      2 usage or invalid case, 3 target unavailable\n", opts, "one CASE", 1, 1};
+    const int pr = cli_parse(&cmd, &argc, argv);
+    if (pr >= 0) return pr;
+    const int have_seed = cli_seen(opts, "seed");
+    const char *path = argv[1];
     ss_check_ctx ctx;
     ss_min_target p;
     memset(&p, 0, sizeof p);
@@ -245,7 +210,4 @@ done:
     ss_check_ctx_free(&ctx);
     ss_case_free(&cs);
     return rc;
-bad:
-    fprintf(stderr, "ssfuzz minimize: %s: %s\n", err.field, err.msg);
-    return SS_EXIT_USAGE;
 }

@@ -1,8 +1,9 @@
 /* cli_regress.c - `ssfuzz regress`: replay cases on their targets and check their expectations. */
-#include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli_opts.h"
 #include "ss_clock.h"
 #include "ss_check.h"
 #include "ss_cli.h"
@@ -12,29 +13,6 @@
 #include "ss_replay.h"
 #include "ss_result_json.h"
 #include "ss_text.h"
-
-static void usage(FILE *f) {
-    fprintf(f,
-        "usage: ssfuzz regress CASE|DIR... [options]\n"
-        "  -t, --target T    check only target T (repeatable; default: every available non-mutant,\n"
-        "                    plus the mutants each case's expect block names)\n"
-        "  --junit FILE      write JUnit XML (one testcase per case and target)\n"
-        "  --sarif FILE      write SARIF 2.1.0 (one result per failed expectation)\n"
-        "                    (both paths are checked writable before any case runs)\n"
-        "  --json            print the results as one JSON document on stdout (every check)\n"
-        "  --seed N          seed of the random schedule (default 1)\n"
-        "  --max-bytes N     byte budget of one case's storages (default %zu)\n"
-        "  -q, --quiet       print only failures and the summary\n"
-        "  --nan-payload-is-finding  storages differing only in NaNs' bits fail an `agree`\n"
-        "                    (default: they agree; the expectation kind is nan-payload)\n"
-        "Emulator targets run under every schedule.\n"
-        "Prints SKIP CASE TARGET: why for each expectation not checked.\n"
-        "exit: 0 every expectation checked holds, 1 one failed, 2 invalid case or usage,\n"
-        "      3 a requested target unavailable, or a torch range that cannot be judged\n"
-        "      (the running torch's version is not PEP 440), 4 nothing was checked\n"
-        "      (every expectation skipped)\n",
-        (size_t)SS_DEFAULT_MAX_BYTES);
-}
 
 typedef struct regress {
     const ss_target *requested[SS_MAX_TARGETS];
@@ -192,50 +170,46 @@ static void check_case(regress *g, ss_replay_ctx *rc, const char *path) {
     ss_replay_case_result_free(&r);
 }
 
+static int add_target(void *g, const char *name, ss_error *err) {
+    regress *r = g;
+    return ss_target_set_add(r->requested, &r->n_requested, name, "--target", err);
+}
+
+/* Returns -1 to go on (the cases are argv[1..*argc-1]), else the exit code. */
 static int parse_args(regress *g, ss_replay_opts *o, const char **junit, const char **sarif,
-                      int argc, char **argv) {
-    static const struct option longopts[] = {
-        {"target", required_argument, 0, 't'}, {"junit", required_argument, 0, 'j'},
-        {"sarif", required_argument, 0, 'S'},  {"seed", required_argument, 0, 's'},
-        {"max-bytes", required_argument, 0, 'm'}, {"quiet", no_argument, 0, 'q'},
-        {"json", no_argument, 0, 'J'}, {"nan-payload-is-finding", no_argument, 0, 'N'},
-        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
-    optind = 1;
-    int ch;
-    while ((ch = getopt_long(argc, argv, "t:qh", longopts, NULL)) != -1) {
-        ss_error err;
-        uint64_t v;
-        if (ch == 'J') { g->json = 1; continue; }
-        if (ch == 'N') { o->nan_payload_is_finding = 1; continue; }
-        switch (ch) {
-        case 't':
-            if (ss_target_set_add(g->requested, &g->n_requested, optarg, "--target", &err)) goto bad;
-            break;
-        case 'j': *junit = optarg; break;
-        case 'S': *sarif = optarg; break;
-        case 's': if (ss_parse_u64("--seed", optarg, &o->seed, &err)) goto bad; break;
-        case 'm':
-            if (ss_parse_u64("--max-bytes", optarg, &v, &err)) goto bad;
-            o->max_bytes = (size_t)v;
-            break;
-        case 'q': g->quiet = 1; break;
-        case 'h': usage(stdout); return 1;
-        default: usage(stderr); return -1;
-        bad:
-            fprintf(stderr, "ssfuzz regress: %s: %s\n", err.field, err.msg);
-            return -1;
-        }
-    }
-    if (optind >= argc) { usage(stderr); return -1; }
+                      int *argc, char **argv) {
+    cli_opt opts[] = {
+        CLI_OPT_CALL('t', "target", "T", g, add_target, "check only target T (repeatable; default: every "
+                     "available non-mutant, plus the mutants each case's expect block names)"),
+        CLI_OPT_STR(0, "junit", "FILE", junit, "write JUnit XML (one testcase per case and target)"),
+        CLI_OPT_STR(0, "sarif", "FILE", sarif, "write SARIF 2.1.0 (one result per failed expectation); both "
+                    "paths are checked writable before any case runs"),
+        CLI_OPT_FLAG(0, "json", &g->json, "print the results as one JSON document on stdout (every check)"),
+        CLI_OPT_UINT(0, "seed", "N", &o->seed, 0, UINT64_MAX, "seed of the random schedule (default 1)"),
+        CLI_OPT_UINT(0, "max-bytes", "N", &o->max_bytes, 0, UINT64_MAX,
+                     "byte budget of one case's storages (default 1 GiB)"),
+        CLI_OPT_FLAG('q', "quiet", &g->quiet, "print only failures and the summary"),
+        CLI_OPT_FLAG(0, "nan-payload-is-finding", &o->nan_payload_is_finding, "storages differing only in NaNs' "
+                     "bits fail an `agree` (default: they agree; the expectation kind is nan-payload)"),
+        CLI_OPT_END};
+    const cli_cmd cmd = {"regress", "CASE|DIR... [options]",
+        "Replays each case on its targets and checks its expectations (its expect block). Emulator\n"
+        "targets run under every schedule. Prints SKIP CASE TARGET: why for each expectation not checked.",
+        "exit: 0 every expectation checked holds, 1 one failed, 2 invalid case or usage,\n"
+        "      3 a requested target unavailable, or a torch range that cannot be judged\n"
+        "      (the running torch's version is not PEP 440), 4 nothing was checked\n"
+        "      (every expectation skipped)\n", opts, "CASE|DIR...", 1, INT_MAX};
+    const int pr = cli_parse(&cmd, argc, argv);
+    if (pr >= 0) return pr;
     const char *outs[] = {*junit, *sarif}, *names[] = {"--junit", "--sarif"};
     for (int i = 0; i < 2; i++) {
         ss_error err;
         if (outs[i] && ss_check_writable_path(outs[i], &err)) {
             fprintf(stderr, "ssfuzz regress: %s %s: cannot write there: %s\n", names[i], outs[i], err.msg);
-            return -1;
+            return SS_EXIT_USAGE;
         }
     }
-    return 0;
+    return -1;
 }
 
 int ss_cmd_regress(int argc, char **argv) {
@@ -244,10 +218,10 @@ int ss_cmd_regress(int argc, char **argv) {
     ss_replay_opts o;
     ss_replay_opts_init(&o);
     const char *junit = NULL, *sarif = NULL;
-    const int pa = parse_args(&g, &o, &junit, &sarif, argc, argv);
-    if (pa) return pa > 0 ? SS_EXIT_OK : SS_EXIT_USAGE;
+    const int pa = parse_args(&g, &o, &junit, &sarif, &argc, argv);
+    if (pa >= 0) return pa;
     ss_pathlist files = {0};
-    for (int i = optind; i < argc; i++) {
+    for (int i = 1; i < argc; i++) {
         ss_error err;
         size_t len = strlen(argv[i]);
         while (len > 1 && argv[i][len - 1] == '/') argv[i][--len] = 0;   /* "corpus/" names files "corpus/x" */

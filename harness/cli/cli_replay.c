@@ -1,10 +1,11 @@
 /* cli_replay.c - `ssfuzz replay`: run cases on the reference and targets, report disagreements. */
+#include <limits.h>
 #include <cjson/cJSON.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli_opts.h"
 #include "ss_check.h"
 #include "ss_cli.h"
 #include "ss_confirm.h"
@@ -12,29 +13,6 @@
 #include "ss_plan_build.h"
 #include "ss_replay.h"
 #include "ss_result_json.h"
-
-static void usage(FILE *f) {
-    fprintf(f,
-        "usage: ssfuzz replay CASE|DIR... [options]\n"
-        "  -t, --target T    run target T (repeatable; default: the case's meta.target under its\n"
-        "                    meta.schedule, then every available non-mutant)\n"
-        "  --schedule S      emulator schedule: forward, reverse, lockstep, warp, random, all (default all)\n"
-        "  --seed N          seed of the random schedule (default 1)\n"
-        "  --dump DIR        write each run's final storages as JSON into DIR\n"
-        "  --max-bytes N     byte budget of one case's storages (default %zu)\n"
-        "  --case-timeout S  time limit of a crash/timeout reproducer's target, which runs in a\n"
-        "                    child process (default 10)\n"
-        "  -q, --quiet       print only failures and the summary\n"
-        "  --confirm         a torch finding's exported script is run in a fresh interpreter;\n"
-        "                    the result goes into the case file's meta.confirmed\n"
-        "  --json            print the results as one JSON document on stdout (every run of\n"
-        "                    every case: target, schedule, verdict, detail)\n"
-        "  --nan-payload-is-finding  storages differing only in NaNs' bits are a mismatch\n"
-        "                    (default: reported as nan-payload, not a finding)\n"
-        "exit: 0 all agree, 1 a finding (mismatch, crash, timeout, ...), 2 invalid case or usage,\n"
-        "      3 a requested target cannot run here\n",
-        (size_t)SS_DEFAULT_MAX_BYTES);
-}
 
 /* A case's dump stem: its file name without ".json" (inner dots kept, so
  * x.v1.json and x.v2.json differ). When several cases given share a stem
@@ -93,55 +71,26 @@ int ss_cmd_replay(int argc, char **argv) {
     o.find_stage = 1;   /* a compiled mismatch names its stage */
     const char *dump_dir = NULL;
     int quiet = 0, json = 0, confirm = 0;
-    static const struct option longopts[] = {
-        {"target", required_argument, 0, 't'}, {"schedule", required_argument, 0, 's'},
-        {"seed", required_argument, 0, 'S'},   {"dump", required_argument, 0, 'd'},
-        {"max-bytes", required_argument, 0, 'm'}, {"quiet", no_argument, 0, 'q'},
-        {"case-timeout", required_argument, 0, 'T'}, {"json", no_argument, 0, 'J'}, {"confirm", no_argument, 0, 'C'},
-        {"nan-payload-is-finding", no_argument, 0, 'N'},
-        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
-    optind = 1;
-    int ch;
-    while ((ch = getopt_long(argc, argv, "t:qh", longopts, NULL)) != -1) {
-        ss_error err;
-        switch (ch) {
-        case 't':
-            if (ss_replay_add_target(&o, optarg, &err)) goto bad;
-            break;
-        case 's':
-            if (ss_replay_set_schedule(&o, optarg, &err)) goto bad;
-            break;
-        case 'S':
-            if (ss_parse_u64("--seed", optarg, &o.seed, &err)) goto bad;
-            break;
-        case 'm': {
-            uint64_t v;
-            if (ss_parse_u64("--max-bytes", optarg, &v, &err)) goto bad;
-            o.max_bytes = (size_t)v;
-            break;
-        }
-        case 'd': dump_dir = optarg; break;
-        case 'T': {
-            char *end;
-            o.case_timeout = strtod(optarg, &end);
-            if (*end || !(o.case_timeout > 0) || o.case_timeout > 86400) {
-                ss_fail(&err, "--case-timeout", "must be seconds in (0, 86400] (got '%s')", optarg);
-                goto bad;
-            }
-            break;
-        }
-        case 'q': quiet = 1; break;
-        case 'J': json = 1; break;
-        case 'C': confirm = 1; break;
-        case 'N': o.nan_payload_is_finding = 1; break;
-        case 'h': usage(stdout); return SS_EXIT_OK;
-        default: usage(stderr); return SS_EXIT_USAGE;
-        bad:
-            fprintf(stderr, "ssfuzz replay: %s: %s\n", err.field, err.msg);
-            return SS_EXIT_USAGE;
-        }
-    }
-    if (optind >= argc) { usage(stderr); return SS_EXIT_USAGE; }
+    cli_opt opts[] = {
+        CLI_REPLAY_OPTS(&o),
+        CLI_OPT_STR(0, "dump", "DIR", &dump_dir, "write each run's final storages as JSON into DIR"),
+        CLI_OPT_SECS(0, "case-timeout", "S", &o.case_timeout, 0, 86400,
+                     "time limit of a crash/timeout reproducer's target, which runs in a child process (default 10)"),
+        CLI_OPT_FLAG('q', "quiet", &quiet, "print only failures and the summary"),
+        CLI_OPT_FLAG(0, "confirm", &confirm, "a torch finding's exported script is run in a fresh interpreter; "
+                     "the result goes into the case file's meta.confirmed"),
+        CLI_OPT_FLAG(0, "json", &json, "print the results as one JSON document on stdout (every run of every "
+                     "case: target, schedule, verdict, detail)"),
+        CLI_OPT_FLAG(0, "nan-payload-is-finding", &o.nan_payload_is_finding,
+                     "storages differing only in NaNs' bits are a mismatch (default: reported as nan-payload, "
+                     "not a finding)"),
+        CLI_OPT_END};
+    const cli_cmd cmd = {"replay", "CASE|DIR... [options]", "Replays cases (files, or directories of them) on "
+                         "the reference and the targets and reports where they disagree.",
+                         "exit: 0 all agree, 1 a finding (mismatch, crash, timeout, ...), 2 invalid case or usage,\n"
+                         "      3 a requested target cannot run here\n", opts, "CASE|DIR...", 1, INT_MAX};
+    const int pr = cli_parse(&cmd, &argc, argv);
+    if (pr >= 0) return pr;
     if (dump_dir) {
         ss_error err;
         o.keep_finals = 1;   /* every run's final storages are written */
@@ -151,7 +100,7 @@ int ss_cmd_replay(int argc, char **argv) {
         }
     }
     ss_pathlist files = {0};
-    for (int i = optind; i < argc; i++) {
+    for (int i = 1; i < argc; i++) {
         ss_error err;
         if (ss_collect_cases(argv[i], &files, &err)) {
             fprintf(stderr, "ssfuzz replay: %s: %s\n", err.field, err.msg);

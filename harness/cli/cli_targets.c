@@ -1,29 +1,26 @@
 /* cli_targets.c - `ssfuzz targets`: every target, its kind, and whether it can run here. */
 #include <stdio.h>
 #include <string.h>
+#include "cli_opts.h"
 #include "ss_cli.h"
 #include "ss_target.h"
 #include "ss_text.h"
 
 int ss_cmd_targets(int argc, char **argv) {
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            printf("usage: ssfuzz targets\n\n"
-                   "Lists every target (ENGINE:KERNEL), whether it is a correct kernel, a deliberately\n"
-                   "wrong mutant, or an external implementation (torch), and `available` or the reason\n"
-                   "it cannot run here. A reason shared by several targets (no CUDA driver, no\n"
-                   "torch.compile) is printed once, as a note the targets refer to. emu:* targets run\n"
-                   "under schedules (forward, reverse, lockstep, warp, random); torch:compile-* targets\n"
-                   "take the input forms as schedules (x-input, storage-input, two-inputs). torch:*\n"
-                   "targets run only when named. Plugin targets (PLUGIN:KERNEL, kind `plugin`) come\n"
-                   "from --plugin PATH.so or $SSFUZZ_PLUGINS and also run only when named, as do\n"
-                   "Python kernels (NAME:KERNEL, NAME:KERNEL@cuda, kind `pykernel`) from --py-kernel\n"
-                   "NAME.py or $SSFUZZ_PY_KERNELS.\n");
-            return SS_EXIT_OK;
-        }
-        fprintf(stderr, "ssfuzz targets: unexpected argument '%s' (ssfuzz targets --help)\n", argv[i]);
-        return SS_EXIT_USAGE;
-    }
+    cli_opt opts[] = {CLI_OPT_END};
+    const cli_cmd cmd = {"targets", "",
+        "Lists every target (ENGINE:KERNEL), whether it is a correct kernel, a deliberately\n"
+        "wrong mutant, or an external implementation (torch), and `available` or the reason\n"
+        "it cannot run here. A reason shared by several targets (no CUDA driver, no\n"
+        "torch.compile) is printed once, as a note the targets refer to. emu:* targets run\n"
+        "under schedules (forward, reverse, lockstep, warp, random); torch:compile-* targets\n"
+        "take the input forms as schedules (x-input, storage-input, two-inputs). torch:*\n"
+        "targets run only when named. Plugin targets (PLUGIN:KERNEL, kind `plugin`) come\n"
+        "from --plugin PATH.so or $SSFUZZ_PLUGINS and also run only when named, as do\n"
+        "Python kernels (NAME:KERNEL, NAME:KERNEL@cuda, kind `pykernel`) from --py-kernel\n"
+        "NAME.py or $SSFUZZ_PY_KERNELS.", "exit: 0\n", opts, "", 0, 0};
+    const int pr = cli_parse(&cmd, &argc, argv);
+    if (pr >= 0) return pr;
     for (size_t e = 0; e < ss_engine_count(); e++) {
         const ss_engine *engine = ss_engine_at(e);
         const char *version = engine->version ? engine->version(NULL) : NULL;

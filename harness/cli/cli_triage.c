@@ -1,6 +1,5 @@
 /* cli_triage.c - `ssfuzz triage`: tonight's findings against the ledger, and the night's outputs. */
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,39 +8,12 @@
 #include <time.h>
 #include <unistd.h>
 #include <cjson/cJSON.h>
+#include "cli_opts.h"
 #include "ss_cli.h"
 #include "ss_files.h"
 #include "ss_html.h"
 #include "ss_replay.h"
 #include "ss_text.h"
-
-static void usage(FILE *f) {
-    fprintf(f,
-        "usage: ssfuzz triage [--found DIR] [--ledger FILE] [options]\n\n"
-        "Classifies tonight's findings (the reproducers in DIR) against the findings ledger:\n"
-        "new, known (open in the ledger), regressed (fixed in the ledger, failing again), and\n"
-        "rechecks every ledger entry the campaign did not hit: fixed when its reproducer now\n"
-        "agrees, unchecked when its target was not run tonight. Prints the lists.\n\n"
-        "  --found DIR        tonight's report directory (reproducers, summary.json)\n"
-        "  --ledger FILE      the findings ledger (default known/ledger.json)\n"
-        "  --update           write tonight's facts into the ledger; copies new reproducers beside it\n"
-        "  -t, --target T     a target tonight's campaign ran (repeatable; default: DIR/summary.json's)\n"
-        "  --recheck-on T     recheck entries whose target was not run tonight on T (repeatable)\n"
-        "  --recheck-time S   time limit of one recheck (default 60)\n"
-        "  --date D --commit C --torch V   recorded in the ledger, history and verdict\n"
-        "  --regress-exit N --fuzz-exit N  exit codes of tonight's regress and fuzz (default 0)\n"
-        "  --verdict FILE     verdict.json: exit code, reason, one list per class\n"
-        "  --junit FILE       JUnit XML: one testcase per finding (new/known/regressed fail)\n"
-        "  --sarif FILE       SARIF 2.1.0: open findings, stable partialFingerprints\n"
-        "  --sarif-base FILE  add them to this SARIF file's run (regress's)\n"
-        "  --history FILE     append tonight's line (JSON Lines)\n"
-        "  --html FILE        self-contained HTML report with the history's trend\n"
-        "  --explain DIR      write each open finding's `ssfuzz explain` output into DIR\n"
-        "  -q, --quiet        print only the verdict line\n\n"
-        "exit: 0 nothing new (known findings only, or none), 1 a new or regressed finding or a\n"
-        "      failed regress, 2 usage, an unreadable ledger or directory, or a tool error\n"
-        "      (--regress-exit or --fuzz-exit above 1)\n");
-}
 
 typedef struct args {
     ss_triage_opts o;
@@ -50,73 +22,57 @@ typedef struct args {
     int quiet;
 } args;
 
-static int add_target(const ss_target **set, size_t *n, const char *name, const char *opt) {
-    ss_error err;
-    if (ss_target_set_add(set, n, name, opt, &err) == 0) return 0;
-    fprintf(stderr, "ssfuzz triage: %s: %s\n", err.field, err.msg);
-    return -1;
+static int add_tonight(void *o, const char *name, ss_error *err) {
+    ss_triage_opts *t = o;
+    return ss_target_set_add(t->tonight, &t->n_tonight, name, "--target", err);
 }
 
-static int parse_exit(const char *opt, const char *s, int *out) {
-    uint64_t v;
-    ss_error err;
-    if (ss_parse_u64(opt, s, &v, &err) || v > 255) { fprintf(stderr, "ssfuzz triage: %s: must be 0..255\n", opt); return -1; }
-    *out = (int)v;
-    return 0;
+static int add_recheck(void *o, const char *name, ss_error *err) {
+    ss_triage_opts *t = o;
+    return ss_target_set_add(t->recheck_on, &t->n_recheck_on, name, "--recheck-on", err);
 }
 
+/* Returns -1 to go on, else the exit code. */
 static int parse(args *a, int argc, char **argv) {
-    enum { O_LEDGER = 256, O_UPDATE, O_TARGET, O_RECHECK, O_RTIME, O_DATE, O_COMMIT, O_TORCH, O_REXIT, O_FEXIT,
-           O_VERDICT, O_JUNIT, O_SARIF, O_SBASE, O_HISTORY, O_HTML, O_EXPLAIN, O_FOUND };
-    static const struct option opts[] = {
-        {"found", required_argument, 0, O_FOUND}, {"ledger", required_argument, 0, O_LEDGER},
-        {"update", no_argument, 0, O_UPDATE}, {"target", required_argument, 0, 't'},
-        {"recheck-on", required_argument, 0, O_RECHECK}, {"recheck-time", required_argument, 0, O_RTIME},
-        {"date", required_argument, 0, O_DATE}, {"commit", required_argument, 0, O_COMMIT},
-        {"torch", required_argument, 0, O_TORCH}, {"regress-exit", required_argument, 0, O_REXIT},
-        {"fuzz-exit", required_argument, 0, O_FEXIT}, {"verdict", required_argument, 0, O_VERDICT},
-        {"junit", required_argument, 0, O_JUNIT}, {"sarif", required_argument, 0, O_SARIF},
-        {"sarif-base", required_argument, 0, O_SBASE}, {"history", required_argument, 0, O_HISTORY},
-        {"html", required_argument, 0, O_HTML}, {"explain", required_argument, 0, O_EXPLAIN},
-        {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, ":t:qh", opts, NULL)) != -1) {
-        char *end;
-        switch (c) {
-        case O_FOUND: a->o.found_dir = optarg; break;
-        case O_LEDGER: a->ledger = optarg; break;
-        case O_UPDATE: a->o.update = 1; break;
-        case 't': if (add_target(a->o.tonight, &a->o.n_tonight, optarg, "--target")) return -1; break;
-        case O_RECHECK: if (add_target(a->o.recheck_on, &a->o.n_recheck_on, optarg, "--recheck-on")) return -1; break;
-        case O_RTIME:
-            a->o.recheck_seconds = strtod(optarg, &end);
-            if (!*optarg || *end || !(a->o.recheck_seconds >= 1 && a->o.recheck_seconds <= 86400)) {
-                fprintf(stderr, "ssfuzz triage: --recheck-time: must be 1..86400 seconds\n");
-                return -1;
-            }
-            break;
-        case O_DATE: snprintf(a->night.date, sizeof a->night.date, "%s", optarg); break;
-        case O_COMMIT: snprintf(a->night.commit, sizeof a->night.commit, "%s", optarg); break;
-        case O_TORCH: snprintf(a->night.torch, sizeof a->night.torch, "%s", optarg); break;
-        case O_REXIT: if (parse_exit("--regress-exit", optarg, &a->night.regress_rc)) return -1; break;
-        case O_FEXIT: if (parse_exit("--fuzz-exit", optarg, &a->night.fuzz_rc)) return -1; break;
-        case O_VERDICT: a->verdict = optarg; break;
-        case O_JUNIT: a->junit = optarg; break;
-        case O_SARIF: a->sarif = optarg; break;
-        case O_SBASE: a->sarif_base = optarg; break;
-        case O_HISTORY: a->history = optarg; break;
-        case O_HTML: a->html = optarg; break;
-        case O_EXPLAIN: a->explain = optarg; break;
-        case 'q': a->quiet = 1; break;
-        case 'h': usage(stdout); return 1;
-        case ':': fprintf(stderr, "ssfuzz triage: %s needs a value (ssfuzz triage --help)\n", argv[optind - 1]); return -1;
-        default: fprintf(stderr, "ssfuzz triage: unknown option '%s' (ssfuzz triage --help)\n", argv[optind - 1]); return -1;
-        }
-    }
-    if (optind < argc) { fprintf(stderr, "ssfuzz triage: unexpected argument '%s'\n", argv[optind]); return -1; }
-    return 0;
+    const char *date = NULL, *commit = NULL, *torch = NULL;
+    cli_opt opts[] = {
+        CLI_OPT_STR(0, "found", "DIR", &a->o.found_dir, "tonight's report directory (reproducers, summary.json)"),
+        CLI_OPT_STR(0, "ledger", "FILE", &a->ledger, "the findings ledger (default known/ledger.json)"),
+        CLI_OPT_FLAG(0, "update", &a->o.update,
+                     "write tonight's facts into the ledger; copies new reproducers beside it"),
+        CLI_OPT_CALL('t', "target", "T", &a->o, add_tonight,
+                     "a target tonight's campaign ran (repeatable; default: DIR/summary.json's)"),
+        CLI_OPT_CALL(0, "recheck-on", "T", &a->o, add_recheck,
+                     "recheck entries whose target was not run tonight on T (repeatable)"),
+        CLI_OPT_SECS(0, "recheck-time", "S", &a->o.recheck_seconds, 1, 86400, "time limit of one recheck (default 60)"),
+        CLI_OPT_STR(0, "date", "D", &date, "tonight's date, recorded in the ledger, history and verdict (default today, UTC)"),
+        CLI_OPT_STR(0, "commit", "C", &commit, "the commit tested, recorded likewise"),
+        CLI_OPT_STR(0, "torch", "V", &torch, "the torch version tested, recorded likewise"),
+        CLI_OPT_UINT(0, "regress-exit", "N", &a->night.regress_rc, 0, 255, "exit code of tonight's regress (default 0)"),
+        CLI_OPT_UINT(0, "fuzz-exit", "N", &a->night.fuzz_rc, 0, 255, "exit code of tonight's fuzz (default 0)"),
+        CLI_OPT_STR(0, "verdict", "FILE", &a->verdict, "verdict.json: exit code, reason, one list per class"),
+        CLI_OPT_STR(0, "junit", "FILE", &a->junit, "JUnit XML: one testcase per finding (new/known/regressed fail)"),
+        CLI_OPT_STR(0, "sarif", "FILE", &a->sarif, "SARIF 2.1.0: open findings, stable partialFingerprints"),
+        CLI_OPT_STR(0, "sarif-base", "FILE", &a->sarif_base, "add them to this SARIF file's run (regress's)"),
+        CLI_OPT_STR(0, "history", "FILE", &a->history, "append tonight's line (JSON Lines)"),
+        CLI_OPT_STR(0, "html", "FILE", &a->html, "self-contained HTML report with the history's trend"),
+        CLI_OPT_STR(0, "explain", "DIR", &a->explain, "write each open finding's `ssfuzz explain` output into DIR"),
+        CLI_OPT_FLAG('q', "quiet", &a->quiet, "print only the verdict line"),
+        CLI_OPT_END};
+    const cli_cmd cmd = {"triage", "[--found DIR] [--ledger FILE] [options]",
+        "Classifies tonight's findings (the reproducers in DIR) against the findings ledger:\n"
+        "new, known (open in the ledger), regressed (fixed in the ledger, failing again), and\n"
+        "rechecks every ledger entry the campaign did not hit: fixed when its reproducer now\n"
+        "agrees, unchecked when its target was not run tonight. Prints the lists.",
+        "exit: 0 nothing new (known findings only, or none), 1 a new or regressed finding or a\n"
+        "      failed regress, 2 usage, an unreadable ledger or directory, or a tool error\n"
+        "      (--regress-exit or --fuzz-exit above 1)\n", opts, "", 0, 0};
+    const int pr = cli_parse(&cmd, &argc, argv);
+    if (pr >= 0) return pr;
+    if (date) snprintf(a->night.date, sizeof a->night.date, "%s", date);
+    if (commit) snprintf(a->night.commit, sizeof a->night.commit, "%s", commit);
+    if (torch) snprintf(a->night.torch, sizeof a->night.torch, "%s", torch);
+    return -1;
 }
 
 /* Tonight's targets from DIR/summary.json's "targets" (every campaign's, merged). */
@@ -213,7 +169,7 @@ int ss_cmd_triage(int argc, char **argv) {
     a.ledger = "known/ledger.json";
     a.o.recheck_seconds = 60;
     const int pr = parse(&a, argc, argv);
-    if (pr) return pr > 0 ? SS_EXIT_OK : SS_EXIT_USAGE;
+    if (pr >= 0) return pr;
     if (!a.night.date[0]) {
         const time_t now = time(NULL);
         strftime(a.night.date, sizeof a.night.date, "%Y-%m-%d", gmtime(&now));

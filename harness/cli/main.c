@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli_opts.h"
 #include "ss_cli.h"
 #include "ss_plugin.h"
 #include "ss_pykernel.h"
@@ -28,49 +29,56 @@ static const command commands[] = {
     {"help", NULL, "help CMD: the options of CMD (as CMD --help)"},
 };
 
-static void usage(FILE *f) {
-    fprintf(f, "usage: ssfuzz COMMAND [ARGS...]   (ssfuzz help COMMAND for its options)\n\n");
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].help);
-    fprintf(f, "\nexit codes: 0 agree/nothing found, 1 a finding (mismatch, crash, timeout, ...),\n"
-               "            2 invalid case or usage, 3 a requested target cannot run here,\n"
-               "            130 fuzz stopped by Ctrl-C (after writing its summary)\n"
-               "global option: --python PATH  the python3 (with torch) for torch:* targets\n"
-               "               (else $SSFUZZ_PYTHON, else the first python3 on PATH that imports torch)\n"
-               "               --plugin PATH.so  load your kernels as targets PLUGIN:KERNEL (repeatable;\n"
-               "               also $SSFUZZ_PLUGINS=a.so:b.so; see include/ssfuzz_plugin.h)\n"
-               "               --py-kernel NAME.py  load your Python/Triton kernels as targets NAME:KERNEL\n"
-               "               and NAME:KERNEL@cuda (repeatable; also $SSFUZZ_PY_KERNELS=a.py:b.py;\n"
-               "               see docs/plugins.md)\n");
-}
-
 /* --python PATH (or --python=PATH) anywhere on the line chooses the torch
  * engine's interpreter for every subcommand; --plugin PATH.so (repeatable)
  * loads a kernel library after those of $SSFUZZ_PLUGINS, --py-kernel NAME.py
  * a Python kernel module after those of $SSFUZZ_PY_KERNELS. All are taken out
  * before dispatch; a plugin or module that does not load is one line and exit 2. */
-static int load_plugin(const char *path) {
-    ss_error err;
-    if (ss_plugin_load(path, ss_target_find, &err) == 0) return 0;
-    fprintf(stderr, "ssfuzz: plugin %s: %s\n", path, err.msg);
+static int set_python(void *unused, const char *path, ss_error *err) {
+    (void)unused, (void)err;
+    if (!path) {
+        fprintf(stderr, "ssfuzz: --python needs the path of a python3 that imports torch\n");
+        return -1;
+    }
+    ss_torch_set_python(path);
+    ss_cli_export_python(path);
+    return 0;
+}
+
+static int load_plugin(void *unused, const char *path, ss_error *err) {
+    (void)unused;
+    if (!path) fprintf(stderr, "ssfuzz: --plugin needs the path of a kernel library (PATH.so)\n");
+    else if (ss_plugin_load(path, ss_target_find, err) == 0) return 0;
+    else fprintf(stderr, "ssfuzz: plugin %s: %s\n", path, err->msg);
     return -1;
 }
 
-/* 1 when argv[*i] is global option `name`, as "NAME VALUE" (then *i moves to
- * the value) or "NAME=VALUE"; *value is the value, NULL when missing or empty. */
-static int global_value(int argc, char **argv, int *i, const char *name, const char **value) {
-    const size_t n = strlen(name);
-    if (strncmp(argv[*i], name, n) || (argv[*i][n] != '\0' && argv[*i][n] != '=')) return 0;
-    const char *v = argv[*i][n] == '=' ? argv[*i] + n + 1 : (*i + 1 < argc ? argv[++*i] : NULL);
-    *value = v && *v ? v : NULL;
-    return 1;
+static int load_py_kernel(void *unused, const char *path, ss_error *err) {
+    (void)unused;
+    if (!path) fprintf(stderr, "ssfuzz: --py-kernel needs the path of a Python kernel module (NAME.py)\n");
+    else if (ss_pykernel_load(path, ss_target_find, err) == 0) return 0;
+    else fprintf(stderr, "ssfuzz: --py-kernel %s: %s\n", err->field, err->msg);
+    return -1;
 }
 
-static int load_py_kernel(const char *path) {
-    ss_error err;
-    if (ss_pykernel_load(path, ss_target_find, &err) == 0) return 0;
-    fprintf(stderr, "ssfuzz: --py-kernel %s: %s\n", err.field, err.msg);
-    return -1;
+static const cli_opt globals[] = {
+    CLI_OPT_CALL(0, "python", "PATH", NULL, set_python, "the python3 (with torch) for torch:* targets (else "
+                 "$SSFUZZ_PYTHON, else the first python3 on PATH that imports torch); repeatable for export --issue"),
+    CLI_OPT_CALL(0, "plugin", "PATH.so", NULL, load_plugin, "load your kernels as targets PLUGIN:KERNEL "
+                 "(repeatable; also $SSFUZZ_PLUGINS=a.so:b.so; see include/ssfuzz_plugin.h)"),
+    CLI_OPT_CALL(0, "py-kernel", "NAME.py", NULL, load_py_kernel, "load your Python/Triton kernels as targets "
+                 "NAME:KERNEL and NAME:KERNEL@cuda (repeatable; also $SSFUZZ_PY_KERNELS=a.py:b.py; see docs/plugins.md)"),
+    CLI_OPT_END};
+
+static void usage(FILE *f) {
+    fprintf(f, "usage: ssfuzz [GLOBAL OPTIONS] COMMAND [ARGS...]   (ssfuzz help COMMAND for its options)\n\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].help);
+    fprintf(f, "\nglobal options (anywhere on the line, before a `--`):\n");
+    cli_print_opts(globals, f);
+    fprintf(f, "\nexit codes: 0 agree/nothing found, 1 a finding (mismatch, crash, timeout, ...),\n"
+               "            2 invalid case or usage, 3 a requested target cannot run here,\n"
+               "            130 fuzz stopped by Ctrl-C (after writing its summary)\n");
 }
 
 static int take_global_options(int *argc, char **argv) {
@@ -83,43 +91,7 @@ static int take_global_options(int *argc, char **argv) {
         fprintf(stderr, "ssfuzz: kernel module %s (from SSFUZZ_PY_KERNELS): %s\n", err.field, err.msg);
         return -1;
     }
-    int out = 1;
-    for (int i = 1; i < *argc; i++) {
-        if (!strcmp(argv[i], "--")) {
-            while (i < *argc) argv[out++] = argv[i++];
-            break;
-        }
-        const char *v;
-        if (global_value(*argc, argv, &i, "--python", &v)) {
-            if (!v) {
-                fprintf(stderr, "ssfuzz: --python needs the path of a python3 that imports torch\n");
-                return -1;
-            }
-            ss_torch_set_python(v);
-            ss_cli_export_python(v);
-            continue;
-        }
-        if (global_value(*argc, argv, &i, "--plugin", &v)) {
-            if (!v) {
-                fprintf(stderr, "ssfuzz: --plugin needs the path of a kernel library (PATH.so)\n");
-                return -1;
-            }
-            if (load_plugin(v)) return -1;
-            continue;
-        }
-        if (global_value(*argc, argv, &i, "--py-kernel", &v)) {
-            if (!v) {
-                fprintf(stderr, "ssfuzz: --py-kernel needs the path of a Python kernel module (NAME.py)\n");
-                return -1;
-            }
-            if (load_py_kernel(v)) return -1;
-            continue;
-        }
-        argv[out++] = argv[i];
-    }
-    argv[out] = NULL;
-    *argc = out;
-    return 0;
+    return cli_take_globals(globals, argc, argv);
 }
 
 int main(int argc, char **argv) {
