@@ -23,19 +23,6 @@ def load_shared():
 SHARED = load_shared()
 
 
-def slice_index(t, dim, start, end, step):
-    # index tensors that address t[..., start:end:step] along dim (for index_put_)
-    dim = dim % t.dim()
-    sel = range(t.shape[dim])[slice(start, end, step)]
-    idx = []
-    for d in range(t.dim()):
-        r = torch.arange(sel.start, sel.stop, sel.step) if d == dim else torch.arange(t.shape[d])
-        shape = [1] * t.dim()
-        shape[d] = -1
-        idx.append(r.to(t.device).view(shape))
-    return tuple(idx)
-
-
 def storages(device):
     base = make_storage(INPUT_BYTES, device)
     return base, (base if SRC_ALIASED else make_storage(SRC_BYTES, device))
