@@ -1,10 +1,10 @@
 """ss_export_common.py - the Python both kinds of exported script (a single write, a program) share.
 
-The engine's modes and exit codes, storages from bytes, result bytes, one-line errors,
-dynamo's configuration, the atomic JSON write. Not a module: ss_export_script.c and
-ss_export_prog.c emit it after a case's constants (DTYPE, INPUT_VIEW, ...) and before their
-own body, without this docstring; tests/cli/test_python_sources.sh lints it inside exported
-scripts."""
+The engine's modes and exit codes, the shared module (SHARED), storages from bytes, result
+bytes, one-line errors, dynamo's configuration, the atomic JSON write, the exit. Not a module:
+ss_export_script.c and ss_export_prog.c emit it after a case's constants (DTYPE, INPUT_VIEW,
+...) and before their own body, without this docstring; tests/cli/test_python_sources.sh
+lints it inside exported scripts."""
 
 # the torch engine's modes: (backend, dynamic) of torch.compile; `all` is the first five
 MODES = ('eager', 'compile', 'aot-eager', 'dynamo-eager', 'compile-dynamic', 'aot-eager-dynamic',
@@ -16,6 +16,17 @@ BACKENDS = {'compile': ('inductor', False), 'aot-eager': ('aot_eager', False), '
 EXIT_AGREE, EXIT_DIFFER, EXIT_ERROR, EXIT_REFUSED = 0, 1, 2, 3
 WORST = {EXIT_AGREE: 0, EXIT_REFUSED: 1, EXIT_ERROR: 2, EXIT_DIFFER: 3}
 TAG = 'ssfuzz-export'
+
+
+def load_shared():
+    # harness/engines/ss_torch_program.py (SHARED_SOURCE), the module the torch worker loads
+    # too: one list of PyTorch's overlap refusals, one way to describe returned values
+    module = types.ModuleType('ss_torch_program')
+    exec(compile(SHARED_SOURCE, 'ss_torch_program.py', 'exec'), module.__dict__)
+    return module
+
+
+SHARED = load_shared()
 
 
 def value(b, dtype):
@@ -79,6 +90,17 @@ def configure_dynamo():
             setattr(dynamo.config, name, 1 << 30)
     if hasattr(dynamo.config, 'suppress_errors'):
         dynamo.config.suppress_errors = False
+
+
+def finish(args, runs, worst, spelling, actual, notes):
+    # the script's exit: worst over the runs, an error when none ran; --actual-out gets every run
+    if not runs:
+        print('%s: ERROR: no mode to run (--mode %s)' % (TAG, args.mode))
+        worst = EXIT_ERROR
+    if args.actual_out:
+        write_json(args.actual_out, {'spelling': spelling, 'torch': torch.__version__, 'runs': actual, 'notes': notes,
+                                     'python': sys.version.split()[0], 'platform': platform.platform()})
+    return worst
 
 
 def hexs(b):

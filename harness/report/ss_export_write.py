@@ -12,17 +12,6 @@ FORMS = ('x-input', 'storage-input', 'two-inputs', 'user', 'user-two-inputs')
 USER_FORMS = ('user', 'user-two-inputs')  # user code, not the engine's forms
 
 
-def load_shared():
-    # harness/engines/ss_torch_program.py, the module the torch worker loads too:
-    # one list of PyTorch's overlap refusals for both
-    module = types.ModuleType('ss_torch_program')
-    exec(compile(SHARED_SOURCE, 'ss_torch_program.py', 'exec'), module.__dict__)
-    return module
-
-
-SHARED = load_shared()
-
-
 def storages(device):
     base = make_storage(INPUT_BYTES, device)
     return base, (base if SRC_ALIASED else make_storage(SRC_BYTES, device))
@@ -510,13 +499,7 @@ def main():
             print('%s: %s: first wrong stage: %s (%s)' % (TAG, label, entry['stage'], ', '.join(seen) or
                                                           'the first backend'))
         actual.append(entry)
-    if not runs:
-        print('%s: ERROR: no mode to run (--mode %s)' % (TAG, args.mode))
-        worst = EXIT_ERROR
-    if args.actual_out:
-        write_json(args.actual_out, {'spelling': args.spelling, 'torch': torch.__version__, 'runs': actual, 'notes': notes,
-                                     'python': sys.version.split()[0], 'platform': platform.platform()})
-    return worst
+    return finish(args, runs, worst, args.spelling, actual, notes)
 
 
 if __name__ == '__main__':
