@@ -84,7 +84,7 @@ lane 0 & lane 1; wait
 # manifest PYTHON MODES PROGRAM_MODES CHECK [REPORT...]: the runner's lines for one python.
 manifest() {
     local p=$1 modes=$2 pmodes=$3 check=$4 s n f; shift 4
-    for s in $spellings; do   # setitem's eager run is wrong on every torch (docs/triage.md): exit 1
+    for s in $spellings; do   # eager setitem reads overwritten elements (docs/triage.md): exit 1
         printf 'script\t%s w-%s\t%s\t%s\t--mode\t%s\t--form\tall\t--device\tcpu\n' "$p" "$s" \
             "$([ "$s $modes" = "setitem all" ] && echo 1 || echo -)" "$tmp/w-$s.py" "$modes"
     done
