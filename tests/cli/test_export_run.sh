@@ -98,17 +98,19 @@ manifest() {
     printf 'repro\t%s repro real-index-put\t%s\t%s\n' "$p" "$check" "$tmp/real-index-put.md"
     for f in "$@"; do printf 'repro\t%s repro %s\tshown\t%s\n' "$p" "$(basename "$f" .md)" "$f"; done
 }
-# run PYTHON MODES PROGRAM_MODES CHECK [REPORT...]: the runner's verdicts; each documented exit met
+# run PYTHON MODES PROGRAM_MODES CHECK [REPORT...]: the runner's verdicts; the exits the scripts gave
 run() {
-    local out
     manifest "$@" >"$tmp/manifest"
-    out=$("$1" "$runner" "$tmp/manifest" 2>"$tmp/run.err") || fail "$1 ran $runner" "$(tail -3 "$tmp/run.err")"
-    echo "$out" | grep -v '^exits seen: '
-    echo "$out" | grep -qx 'exits seen: 0 1 2 3' && pass "$1: exits 0, 1, 2 and 3 each seen" ||
-        fail "$1: exits 0, 1, 2 and 3 each seen" "$(echo "$out" | grep '^exits seen')"
+    "$1" "$runner" "$tmp/manifest" 2>"$tmp/run.err" || fail "$1 ran $runner" "$(tail -3 "$tmp/run.err")"
 }
-# the reports were written under $py: their repros print the values shown. The compile pythons run
-# the writes' scripts under dynamo (the backends with no C++ to build: CI time), programs under
-# aot_eager too, the eager repros, and their own compiled ones.
-run "$py" all all shown
-for k in "${!cpys[@]}"; do run "${cpys[$k]}" dynamo-eager dynamo-eager,aot-eager runs "$tmp/c$k-index-put.md" "$tmp/c$k-program.md"; done
+# the reports were written under $py: their repros print the values shown; eager there gives every
+# documented exit (a torch.compile python's may have fixed what makes exit 1 here). The compile
+# pythons run the writes' scripts under dynamo (the backends with no C++ to build: CI time),
+# programs under aot_eager too, the eager repros, and their own compiled ones.
+out=$(run "$py" all all shown)
+echo "$out" | grep -v '^exits seen: '
+echo "$out" | grep -qx 'exits seen: 0 1 2 3' && pass "$py: exits 0, 1, 2 and 3 each seen" ||
+    fail "$py: exits 0, 1, 2 and 3 each seen" "$(echo "$out" | grep '^exits seen')"
+for k in "${!cpys[@]}"; do
+    run "${cpys[$k]}" dynamo-eager dynamo-eager,aot-eager runs "$tmp/c$k-index-put.md" "$tmp/c$k-program.md" | grep -v '^exits seen: '
+done
