@@ -63,9 +63,14 @@ LDLIBS    += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lpthread -lrt -lstdc++
 else
 CU_OBJ    :=
 endif
-# Python built into the binary as C strings (harness/engines/NAME.py -> NAME_py).
-PY_EMBED  := ss_torch_worker ss_torch_program
-LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o) $(PY_EMBED:%=$(BUILD)/gen/%_py.o)
+# Python built into the binary as C strings (LAYER/NAME.py -> const char NAME_py[]): the torch
+# worker and the module it shares with exported scripts (engines), the exported scripts'
+# bodies (report). Each is a real .py file that py_compile and pyflakes read
+# (tests/cli/test_python_sources.sh); NAME is unique across the layers (check_layers.py).
+PY_EMBED  := harness/engines/ss_torch_worker harness/engines/ss_torch_program \
+             harness/report/ss_export_common harness/report/ss_export_write harness/report/ss_export_prog
+PY_NAMES  := $(notdir $(PY_EMBED))
+LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o) $(PY_NAMES:%=$(BUILD)/gen/%_py.o)
 TEST_SRC  := $(sort $(wildcard tests/test_*.c))
 TEST_BIN  := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 DEPS_DIR  ?= build
@@ -120,10 +125,11 @@ $(BUILD)/%.o: %.cu | $(DEPS_OK)
 	$(call say,NVCC,$<)
 	$(Q)$(NVCC) $(NVCCFLAGS) $(CUDA_ARCH) $(addprefix -I,$(LAYERS)) -c $< -o $@
 
-# The torch engine's Python worker and the module it shares with exported
-# scripts, built into the binary as C strings, so build/ssfuzz runs from
-# anywhere (and an installed copy needs no data files).
-$(BUILD)/gen/%_py.c: harness/engines/%.py
+# The Python of PY_EMBED, built into the binary as C strings, so build/ssfuzz runs
+# from anywhere (and an installed copy needs no data files); vpath finds NAME.py in
+# its layer's directory.
+vpath %.py $(sort $(dir $(PY_EMBED)))
+$(BUILD)/gen/%_py.c: %.py
 	@mkdir -p $(dir $@)
 	$(call say,GEN,$@)
 	$(Q){ echo '/* generated from $< by the Makefile */'; \

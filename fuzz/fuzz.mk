@@ -31,7 +31,7 @@ FUZZ_LIB_SRC  := $(CPU_LIB_SRC)
 CJSON_PIN     := 1.7.15
 CJSON_DIR     := third_party/cjson
 FUZZ_LIB_OBJ  := $(FUZZ_LIB_SRC:%.c=$(FUZZ_WORK)/%.o) $(FUZZ_WORK)/$(CJSON_DIR)/cjson/cJSON.o \
-                 $(PY_EMBED:%=$(FUZZ_WORK)/gen/%_py.o)
+                 $(PY_NAMES:%=$(FUZZ_WORK)/gen/%_py.o)
 FUZZ_INC      := -Ifuzz -I$(CJSON_DIR)
 FUZZ_LDLIBS   := -lm
 FUZZ_DEPS     := $(if $(filter $(FUZZ_SET_BY),$(origin CC)),,$(DEPS_FUZZ))

@@ -8,7 +8,9 @@ Checks, each failure one line naming both files:
      or a lower one (a header found in no layer is an error: it would be a guess);
   2. examples/ (what users write) includes only the lowest layer (the public header);
   3. with the objects in BUILD_DIR (`nm`): no object uses a symbol defined in a higher
-     layer, and the graph "object A uses a symbol of object B" has no cycle.
+     layer, and the graph "object A uses a symbol of object B" has no cycle. A layer's
+     NAME.py built into the binary (the Makefile's PY_EMBED: BUILD_DIR/gen/NAME_py.o,
+     symbol NAME_py) counts in the layer of its .py, whose NAME no other layer repeats.
 Exit 0 when all hold, 1 otherwise; prints "layers: ok (...)" or the violations."""
 import os, re, subprocess, sys
 from collections import defaultdict
@@ -71,6 +73,24 @@ def nm(obj):
     return defined, used
 
 
+def embedded_objects(build, layers, errors):
+    """{LAYER/NAME.py: (rank, BUILD/gen/NAME_py.o)} for each .py built into the binary."""
+    found, seen = {}, {}
+    for rank, d in enumerate(layers):
+        for name in sorted(os.listdir(d)):
+            if not name.endswith('.py'):
+                continue
+            path = os.path.join(d, name)
+            if name in seen:   # one symbol NAME_py for both: the lower one keeps it here
+                errors.append(f'{path}: {seen[name]} has the same name (embedded Python needs unique names)')
+                continue
+            seen[name] = path
+            obj = os.path.join(build, 'gen', name[:-3] + '_py.o')
+            if os.path.exists(obj):
+                found[path] = (rank, obj)
+    return found
+
+
 def check_objects(build, files, layers, errors):
     objs = {}
     for path, rank in files.items():
@@ -78,6 +98,8 @@ def check_objects(build, files, layers, errors):
             obj = os.path.join(build, os.path.splitext(path)[0] + '.o')
             if os.path.exists(obj):
                 objs[path] = (rank, *nm(obj))
+    for path, (rank, obj) in embedded_objects(build, layers, errors).items():
+        objs[path] = (rank, *nm(obj))
     owner = {}
     for path, (_, defined, _) in objs.items():
         for sym in defined:

@@ -10,7 +10,8 @@
 #   fuzz     clang, libclang-rt-dev (libFuzzer runtime)        (`make libfuzzer`)
 #   torch    python3-torch, python3-numpy; none with SS_NO_TORCH=1 (PyTorch cross-check)
 #   browser  chromium                                          (the HTML report's screenshot test)
-#   lint     python3-yaml, python3-venv; check-jsonschema and zizmor from PyPI into build/tools/lint
+#   lint     python3-yaml, python3-pyflakes, python3-venv; check-jsonschema and zizmor from PyPI
+#            into build/tools/lint
 #   slurm    slurm-wlm, munge                                  (a one-node Slurm: tests/cli/test_slurm.sh)
 #   all      every group (.ci/run)
 # SS_OFFLINE=1: never call apt-get; name what is missing. SS_VENDORED_CJSON=1: build needs
@@ -54,6 +55,8 @@ missing_debs() {
                || echo slurm-wlm
            { have_cmd munged || [ -x /usr/sbin/munged ]; } || echo munge ;;
     lint)  /usr/bin/python3 -c 'import yaml' >/dev/null 2>&1 || echo python3-yaml
+           # tests/cli/test_python_sources.sh lints the tree's Python with the system python3's
+           /usr/bin/python3 -c 'import pyflakes' >/dev/null 2>&1 || echo python3-pyflakes
            # the PyPI tools go into a virtual environment: Debian's python3 needs python3-venv
            python3 -c 'import ensurepip' >/dev/null 2>&1 || echo python3-venv ;;
     *) echo "deps: unknown group '$1'" >&2; return 2 ;;

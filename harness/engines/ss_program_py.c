@@ -246,3 +246,11 @@ void ss_program_py_function(FILE *f, const ss_case *c, const ss_plan *plan) {
     fputs("def program(x, src):\n", f);
     ss_program_py_lines(f, c, plan, "    ");
 }
+
+void ss_program_py_index_put(char *out, size_t n, const char *v, int64_t d, int has_start, int64_t start, int has_end,
+                             int64_t end, int64_t step, const char *r) {
+    buf b = {out, n, 0};
+    if (n) out[0] = 0;
+    const bounds x = {has_start, has_end, start, end, step};
+    index_put_spelling(&b, v, d, &x, r);
+}

@@ -19,6 +19,13 @@
  * view's rank, which the reference's check gives). Truncates at n. */
 void ss_program_py_step(const ss_case *c, const ss_plan *plan, int i, char *out, size_t n);
 
+/* The index-put spelling of a slice write, self-contained (no helper to define):
+ * "V.index_put_((torch.arange(V.shape[0]).view(-1, 1), torch.arange(V.shape[1])[1:3]), R)",
+ * index tensors for the dims up to d (0 <= d < V's rank) as the torch worker builds them,
+ * the slice's on d (start/end as a Python slice takes them). Truncates at n. */
+void ss_program_py_index_put(char *out, size_t n, const char *v, int64_t d, int has_start, int64_t start, int has_end,
+                             int64_t end, int64_t step, const char *r);
+
 /* The whole function: "def program(x, src):", a line per step (indented by
  * four spaces), and "return (...)" ("return ()" without a return step). */
 void ss_program_py_function(FILE *f, const ss_case *c, const ss_plan *plan);

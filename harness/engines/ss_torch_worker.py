@@ -47,8 +47,7 @@ sys.path[:] = [p for p in sys.path if p and os.path.isabs(p) and p not in (_HERE
 import collections  # noqa: E402  (after the path is cleaned, on purpose)
 import hashlib  # noqa: E402
 import json  # noqa: E402
-import re  # noqa: E402,F401
-import shutil  # noqa: E402
+import re  # noqa: E402
 import signal  # noqa: E402
 import struct  # noqa: E402
 import traceback  # noqa: E402

@@ -12,11 +12,14 @@
 #include "ss_error.h"
 #include "ss_pyexpr.h"
 
-/* Python source that follows the case's constants and programs (DTYPE,
- * INPUT_VIEW, ..., MODE, FORM, DEVICE, SHARED_SOURCE, PROGRAMS, one function per spelling). */
-/* The Python both exported scripts share (ss_export_common_body.c), emitted before either body. */
-extern const char ss_export_common_body[];
-extern const char ss_export_torch_body[];
+/* The exported scripts' Python, built in from harness/report/NAME.py (the Makefile's PY_EMBED),
+ * each emitted after the case's constants (ss_export_py_body): what both scripts share
+ * (ss_export_common.py), then a single write's body (ss_export_write.py: it follows DTYPE,
+ * INPUT_VIEW, ..., MODE, FORM, DEVICE, SHARED_SOURCE, PROGRAMS, one function per spelling) or
+ * a program case's (ss_export_prog.py). */
+extern const char ss_export_common_py[];
+extern const char ss_export_write_py[];
+extern const char ss_export_prog_py[];
 
 /* How user code writes the in-place update (the torch engine's names), NULL-terminated:
  * setitem, setitem-clone, copy, scatter-copy, scatter-return, clone-scatter, index-put. */
@@ -63,10 +66,6 @@ int ss_export_torch(FILE *f, const ss_case *c, const ss_export_opts *o, ss_error
 int ss_export_torch_file(const char *path, const ss_case *c, const ss_export_opts *o, ss_error *err);
 
 /* ---- program cases (docs/programs.md) ---------------------------------------- */
-
-/* Python source that follows a program case's constants (DTYPE, INPUT_VIEW, ...,
- * PROGRAM_SOURCE, the EXPECTED_* result, MODE, DEVICE, SHARED_SOURCE). */
-extern const char ss_export_program_body[];
 
 /* A program case's script: the printed `def program(x, src)`, the initial storages
  * (o->input_bytes/src_bytes over the case's fill), the reference's result on them

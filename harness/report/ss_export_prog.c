@@ -139,8 +139,8 @@ static void emit(FILE *f, const ss_case *c, const ss_plan *p, const uint8_t *in,
           "# the returned values' storage identity and write-through)\nSHARED_SOURCE = ", f);
     ss_export_py_long_string(f, ss_torch_program_py);
     fputc('\n', f);
-    fputs(ss_export_common_body, f);
-    fputs(ss_export_program_body, f);
+    ss_export_py_body(f, ss_export_common_py);
+    ss_export_py_body(f, ss_export_prog_py);
 }
 
 /* The reference's verdict on the program as the case gives it; 0 when it has a result to compare. */

@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <string.h>
 #include "ss_export.h"
+#include "ss_program_py.h"
 
 const char *const ss_export_spellings[] = {"setitem", "setitem-clone", "copy", "scatter-copy",
                                            "scatter-return", "clone-scatter", "index-put", NULL};
@@ -20,6 +21,24 @@ static void scatter_args(const ss_op *op, char *out, size_t n) {
     snprintf(out, n, "%" PRId64 ", %s, %s, %" PRId64, op->dim, s, e, op->step);
 }
 
+/* index_put_ with its index tensors inline, so a repro runs without the script's helpers; a
+ * target that is an expression (torch.as_strided(x, ...)) is named first, not spelled thrice. */
+static void index_put(const ss_case *c, const ss_pyexpr *e, char *out, size_t n) {
+    const char *t = e->target;
+    char v[8] = "", head[SS_PYEXPR_LEN + 16] = "";
+    if (t[strspn(t, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789")]) {
+        static const char *const names[] = {"v", "w", "t"};   /* a local that is neither argument */
+        for (int i = 0; i < 3 && !v[0]; i++)
+            if (strcmp(names[i], e->x) && strcmp(names[i], e->y)) snprintf(v, sizeof v, "%s", names[i]);
+        snprintf(head, sizeof head, "%s = %s\n", v, t);
+        t = v;
+    }
+    snprintf(out, n, "%s", head);
+    const size_t k = strlen(out);
+    ss_program_py_index_put(out + k, n - k, t, c->op.dim < 0 ? c->op.dim + c->op.input.ndim : c->op.dim,
+                            c->op.has_start, c->op.start, c->op.has_end, c->op.end, c->op.step, e->rhs);
+}
+
 /* The statement(s) of one spelling; lines separated by "\n". */
 static void statement(int i, const ss_case *c, const ss_pyexpr *e, const char *args, char *out, size_t n) {
     const char *t = e->target, *l = e->lhs, *r = e->rhs;
@@ -30,9 +49,8 @@ static void statement(int i, const ss_case *c, const ss_pyexpr *e, const char *a
     case 3: snprintf(out, n, "%s.copy_(torch.slice_scatter(%s, %s, %s))", t, t, r, args); break;
     case 4: snprintf(out, n, "out = torch.slice_scatter(%s, %s, %s)\n%s.zero_()\nreturn out", t, r, args, t); break;
     case 5: snprintf(out, n, "%s.copy_(torch.slice_scatter(%s.clone(), %s, %s))", t, t, r, args); break;
-    default: snprintf(out, n, "%s.index_put_(slice_index(%s, %s), %s)", t, t, args, r); break;
+    default: index_put(c, e, out, n); break;
     }
-    (void)c;
 }
 
 void ss_export_statement(const char *spelling, const ss_case *c, const ss_pyexpr *e, char *out, size_t n) {

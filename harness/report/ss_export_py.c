@@ -2,6 +2,7 @@
  * strings that untrusted text cannot leave. */
 #include <cjson/cJSON.h>
 #include <inttypes.h>
+#include <string.h>
 #include "ss_escape.h"
 #include "ss_exit.h"
 #include "ss_export_py.h"
@@ -90,4 +91,10 @@ void ss_export_py_head(FILE *f, const ss_case *c, const char *label) {
         snprintf(lab, sizeof lab, "%s: ", keys[i]);
         if (cJSON_IsString(it)) ss_export_py_comment(f, lab, it->valuestring);
     }
+}
+
+void ss_export_py_body(FILE *f, const char *source) {
+    const char *end = strncmp(source, "\"\"\"", 3) ? NULL : strstr(source + 3, "\"\"\"");
+    if (end) source = end + 3 + (end[3] == '\n');
+    fputs(source, f);
 }

@@ -28,6 +28,9 @@ void ss_export_py_head(FILE *f, const ss_case *c, const char *label);
 /* The imports both scripts use, then the case's dtype, element size, both
  * views and whether src aliases the input, as Python constants. */
 void ss_export_py_case_views(FILE *f, const ss_case *c);
+/* An embedded .py body (ss_export.h) as the script's text: all of it but its leading docstring,
+ * which describes the file in the tree, not the script. */
+void ss_export_py_body(FILE *f, const char *source);
 /* torch's name of a dtype ("float32"). */
 const char *ss_export_torch_dtype(ss_dtype t);
 

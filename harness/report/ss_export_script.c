@@ -168,8 +168,8 @@ static void emit(FILE *f, const ss_case *c, const ss_plan *p, const uint8_t *in,
     ss_export_py_long_string(f, ss_torch_program_py);
     fputc('\n', f);
     ss_export_programs(f, c, &e);
-    fputs(ss_export_common_body, f);
-    fputs(ss_export_torch_body, f);
+    ss_export_py_body(f, ss_export_common_py);
+    ss_export_py_body(f, ss_export_write_py);
 }
 
 int ss_export_torch(FILE *f, const ss_case *c, const ss_export_opts *o, ss_error *err) {

@@ -28,8 +28,18 @@ mk low/a.c  'int high_f(void); int low_f(void) { return high_f(); }'
 mk high/b.c 'int low_f(void); int high_f(void) { return 1; } int use(void) { return low_f(); }'
 mk mid/c.c  'int mid_g(void); int mid_f(void) { return mid_g(); }'
 mk mid/d.c  'int mid_f(void); int mid_g(void) { return mid_f(); }'
-for f in low/a high/b mid/c mid/d; do mkdir -p "$tmp/t/build/$(dirname $f)"; cc -c "$tmp/t/$f.c" -o "$tmp/t/build/$f.o"; done
+# embedded Python (the Makefile's PY_EMBED): mid/h.py's build/gen/h_py.o is in layer mid
+mk low/e.c  'extern const char h_py[]; const char *low_e(void) { return h_py; }'
+mk mid/h.py '"""h"""'
+mk build/gen/h_py.c 'const char h_py[] = "x";'
+mk high/h.py '"""the same name in another layer"""'
+for f in low/a high/b mid/c mid/d low/e; do mkdir -p "$tmp/t/build/$(dirname $f)"; cc -c "$tmp/t/$f.c" -o "$tmp/t/build/$f.o"; done
+cc -c "$tmp/t/build/gen/h_py.c" -o "$tmp/t/build/gen/h_py.o"
 (cd "$tmp/t" && python3 "$OLDPWD/scripts/check_layers.py" build low mid high) >"$tmp/o" 2>&1
+grep -q 'low/e.c (low) uses h_py of mid/h.py (mid): upward' "$tmp/o" \
+    && pass "an upward symbol of embedded Python is refused" || fail "an upward symbol of embedded Python is refused" "$(cat "$tmp/o")"
+grep -q 'high/h.py: mid/h.py has the same name' "$tmp/o" \
+    && pass "two embedded .py of one name are refused" || fail "two embedded .py of one name are refused" "$(cat "$tmp/o")"
 grep -q 'low/a.c (low) uses high_f of high/b.c (high): upward' "$tmp/o" \
     && pass "an upward symbol is refused" || fail "an upward symbol is refused" "$(cat "$tmp/o")"
 grep -q '^circle: mid/c.c -> mid/d.c -> mid/c.c' "$tmp/o" \
