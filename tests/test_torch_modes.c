@@ -1,6 +1,6 @@
-/* test_torch_modes.c - the torch mode table: names, the listed modes first, the stage order
+/* test_torch_modes.c - the torch mode table: names, the listed modes first, the stage order,
  * and each compiled mode's stage modes and baseline, the table as the worker reads it, and
- * the modes docs/torch.md lists. */
+ * the modes docs/torch.md lists, and what the --issue report reads of it (decorators, pick order). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cjson/cJSON.h>
+#include "ss_export_issue.h"
 #include "ss_torch_modes.h"
 
 static void test_names_and_order(void **state) {
@@ -80,16 +81,67 @@ static void test_worker_json(void **state) {
     (void)state;
     cJSON *o = cJSON_Parse(ss_torch_modes_json());
     assert_non_null(o);
-    assert_int_equal(cJSON_GetArraySize(o), (int)ss_torch_mode_count());
+    const cJSON *modes = cJSON_GetObjectItemCaseSensitive(o, "modes"), *stages = cJSON_GetObjectItemCaseSensitive(o, "stages");
+    assert_int_equal(cJSON_GetArraySize(modes), (int)ss_torch_mode_count());
     for (size_t i = 0; i < ss_torch_mode_count(); i++) {
         const ss_torch_mode *m = ss_torch_mode_at(i);
-        const cJSON *e = cJSON_GetObjectItemCaseSensitive(o, m->name);
+        const cJSON *e = cJSON_GetObjectItemCaseSensitive(modes, m->name);
         assert_non_null(e);
         if (m->backend == SS_TB_NONE) { assert_true(cJSON_IsNull(e)); continue; }
         assert_string_equal(cJSON_GetArrayItem(e, 0)->valuestring, ss_torch_backend_name(m->backend));
         assert_int_equal(cJSON_IsTrue(cJSON_GetArrayItem(e, 1)), m->dynamic);
     }
+    const char *want[][2] = {{"eager", "dynamo"}, {"aot_eager", "aot"}, {"inductor", "inductor"}};
+    assert_int_equal(cJSON_GetArraySize(stages), 3);
+    for (int k = 0; k < 3; k++) {
+        assert_string_equal(cJSON_GetArrayItem(cJSON_GetArrayItem(stages, k), 0)->valuestring, want[k][0]);
+        assert_string_equal(cJSON_GetArrayItem(cJSON_GetArrayItem(stages, k), 1)->valuestring, want[k][1]);
+    }
     cJSON_Delete(o);
+}
+
+/* Every kind once, in the stage order: what scripts run and reports pick in. */
+static void test_kinds_in_stage_order(void **state) {
+    (void)state;
+    char got[300] = "";
+    const ss_torch_mode *m;
+    for (size_t i = 0; (m = ss_torch_mode_in_stage_order(i, 0)); i++) {
+        strcat(got, i ? " " : "");
+        strcat(got, m->kind);
+        assert_false(m->cuda);
+    }
+    assert_string_equal(got, "eager dynamo-eager aot-eager compile dynamo-eager-dynamic aot-eager-dynamic compile-dynamic");
+    assert_string_equal(ss_torch_mode_in_stage_order(3, 1)->name, "compile-cuda");
+    assert_null(ss_torch_mode_in_stage_order(7, 1));
+}
+
+/* The --issue report's decorators, from the table: each kind as a user writes it. */
+static void test_issue_decorators(void **state) {
+    (void)state;
+    static const char *const want[][3] = {   /* kind, dynamic=False spelled out, torch's default */
+        {"automatic", "@torch.compile", "@torch.compile"},
+        {"compile", "@torch.compile(dynamic=False)", "@torch.compile"},
+        {"compile-dynamic", "@torch.compile(dynamic=True)", "@torch.compile(dynamic=True)"},
+        {"aot-eager", "@torch.compile(backend=\"aot_eager\", dynamic=False)", "@torch.compile(backend=\"aot_eager\")"},
+        {"aot-eager-dynamic", "@torch.compile(backend=\"aot_eager\", dynamic=True)",
+         "@torch.compile(backend=\"aot_eager\", dynamic=True)"},
+        {"dynamo-eager", "@torch.compile(backend=\"eager\", dynamic=False)", "@torch.compile(backend=\"eager\")"},
+        {"dynamo-eager-dynamic", "@torch.compile(backend=\"eager\", dynamic=True)",
+         "@torch.compile(backend=\"eager\", dynamic=True)"}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        assert_string_equal(ss_issue_decorator(want[i][0], 1), want[i][1]);
+        assert_string_equal(ss_issue_decorator(want[i][0], 0), want[i][2]);
+    }
+    assert_null(ss_issue_decorator("eager", 1));
+    assert_null(ss_issue_decorator("compile-tpu", 0));
+    assert_null(ss_issue_decorator(NULL, 0));
+    /* the pick order: the stage order, the automatic switch last */
+    const char *order[] = {"eager", "dynamo-eager", "aot-eager", "compile", "dynamo-eager-dynamic",
+                           "aot-eager-dynamic", "compile-dynamic", "automatic", NULL};
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+        if (!order[i]) assert_null(ss_issue_kind_at(i));
+        else assert_string_equal(ss_issue_kind_at(i), order[i]);
+    }
 }
 
 /* docs/torch.md's MODE table names every listed mode, and no other. */
@@ -128,6 +180,8 @@ int main(void) {
         cmocka_unit_test(test_names_and_order),
         cmocka_unit_test(test_stage_order),
         cmocka_unit_test(test_worker_json),
+        cmocka_unit_test(test_kinds_in_stage_order),
+        cmocka_unit_test(test_issue_decorators),
         cmocka_unit_test(test_docs_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

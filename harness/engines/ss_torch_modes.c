@@ -58,19 +58,32 @@ const ss_torch_mode *ss_torch_baseline_mode(const ss_torch_mode *m) {
     return m->backend == SS_TB_NONE ? NULL : ss_torch_mode_of_kind("eager", m->cuda);
 }
 
+const ss_torch_mode *ss_torch_mode_in_stage_order(size_t i, int cuda) {
+    for (int rank = 0; rank < 2 * SS_TB_COUNT; rank++)
+        for (size_t k = 0; k < NMODES; k++)
+            if (modes[k].cuda == cuda && ss_torch_stage_rank(&modes[k]) == rank && i-- == 0) return &modes[k];
+    return NULL;
+}
+
+/* Appends printf-style text at *used, which stays below cap (a short table: it fits). */
+#define ADD(buf, used, ...) \
+    ((used) += (size_t)snprintf((buf) + (used), sizeof(buf) > (used) ? sizeof(buf) - (used) : 0, __VA_ARGS__))
+
 const char *ss_torch_modes_json(void) {
-    static char json[1024];
+    static char json[1400];
     if (json[0]) return json;
     size_t used = 0;
-    for (size_t i = 0; i < NMODES && used < sizeof json; i++) {
+    ADD(json, used, "{\"modes\": {");
+    for (size_t i = 0; i < NMODES; i++) {
         const ss_torch_mode *m = &modes[i];
-        char value[32] = "null";
-        if (m->backend != SS_TB_NONE)
-            snprintf(value, sizeof value, "[\"%s\", %s]", ss_torch_backend_name(m->backend),
-                     m->dynamic ? "true" : "false");
-        used += (size_t)snprintf(json + used, sizeof json - used, "%s\"%s\": %s", i ? ", " : "{", m->name, value);
+        ADD(json, used, "%s\"%s\": ", i ? ", " : "", m->name);
+        if (m->backend == SS_TB_NONE) ADD(json, used, "null");
+        else ADD(json, used, "[\"%s\", %s]", ss_torch_backend_name(m->backend), m->dynamic ? "true" : "false");
     }
-    if (used + 2 > sizeof json) return json[0] = 0, "{}";   /* cannot happen: the table is ours */
-    memcpy(json + used, "}", 2);
-    return json;
+    ADD(json, used, "}, \"stages\": [");
+    for (int b = SS_TB_EAGER; b < SS_TB_COUNT; b++)
+        ADD(json, used, "%s[\"%s\", \"%s\"]", b > SS_TB_EAGER ? ", " : "", ss_torch_backend_name((ss_torch_backend)b),
+            ss_torch_stage_name((ss_torch_backend)b));
+    ADD(json, used, "]}");
+    return used < sizeof json ? json : "{}";   /* "{}" cannot happen: the table is ours */
 }

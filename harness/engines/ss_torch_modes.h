@@ -74,8 +74,13 @@ int ss_torch_stage_modes(const ss_torch_mode *m, const ss_torch_mode **out, int 
 /* Eager on m's device: the baseline a compiled finding is rerun on first. */
 const ss_torch_mode *ss_torch_baseline_mode(const ss_torch_mode *m);
 
-/* The table as the worker reads it (its argv[2]): a JSON object from each mode's name to
- * [backend, dynamic], null for an eager mode. A constant string. */
+/* The modes of one device in the stage order (by ss_torch_stage_rank): the i-th, NULL past
+ * the last. Their kinds are every kind once, in the order scripts run and reports pick. */
+const ss_torch_mode *ss_torch_mode_in_stage_order(size_t i, int cuda);
+
+/* The table as the worker reads it (its argv[2]): {"modes": {NAME: [backend, dynamic] or
+ * null for eager, ...}, "stages": [[backend, stage], ...] (the compiled backends in the
+ * stage order)}. A constant string. */
 const char *ss_torch_modes_json(void);
 
 #endif

@@ -31,7 +31,9 @@ REFUSAL_PATTERNS = (
 )
 _REFUSAL = re.compile("|".join(REFUSAL_PATTERNS))
 
-STAGES = (("eager", "dynamo"), ("aot_eager", "aot"), ("inductor", "inductor"))
+# (backend, stage) of the compiled stages in their order: set by whoever loads this module
+# (the worker, an exported script) from the harness's mode table (ss_torch_modes.h).
+STAGES = ()
 # Compiled programs kept; the worker clears them with reset() when it resets dynamo.
 MAX_COMPILED = 256
 _COMPILED = collections.OrderedDict()

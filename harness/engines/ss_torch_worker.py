@@ -1054,7 +1054,9 @@ def main():
         return 2
     try:
         SHARED = load_shared(sys.argv[1])
-        MODES.update(json.loads(sys.argv[2]))
+        table = json.loads(sys.argv[2])
+        MODES.update(table["modes"])
+        SHARED.STAGES = tuple(tuple(stage) for stage in table["stages"])
     except Exception as exc:
         send(T_ERROR, ("worker: cannot load its shared module: %s" % first_line(exc)).encode())
         return 2

@@ -1,18 +1,11 @@
 """ss_export_common.py - the Python both kinds of exported script (a single write, a program) share.
 
-The engine's modes and exit codes, the shared module (SHARED), storages from bytes, result
+The exit codes, the shared module (SHARED), storages from bytes, result
 bytes, one-line errors, dynamo's configuration, the atomic JSON write, the exit. Not a module:
 ss_export_script.c and ss_export_prog.c emit it after a case's constants (DTYPE, INPUT_VIEW,
 ...) and before their own body, without this docstring; tests/cli/test_python_sources.sh
 lints it inside exported scripts."""
 
-# the torch engine's modes: (backend, dynamic) of torch.compile; `all` is the first five
-MODES = ('eager', 'compile', 'aot-eager', 'dynamo-eager', 'compile-dynamic', 'aot-eager-dynamic',
-         'dynamo-eager-dynamic')
-ALL_MODES = ('eager', 'compile', 'aot-eager', 'dynamo-eager', 'compile-dynamic')
-BACKENDS = {'compile': ('inductor', False), 'aot-eager': ('aot_eager', False), 'dynamo-eager': ('eager', False),
-            'compile-dynamic': ('inductor', True), 'aot-eager-dynamic': ('aot_eager', True),
-            'dynamo-eager-dynamic': ('eager', True)}
 EXIT_AGREE, EXIT_DIFFER, EXIT_ERROR, EXIT_REFUSED = 0, 1, 2, 3
 WORST = {EXIT_AGREE: 0, EXIT_REFUSED: 1, EXIT_ERROR: 2, EXIT_DIFFER: 3}
 TAG = 'ssfuzz-export'
@@ -23,6 +16,7 @@ def load_shared():
     # too: one list of PyTorch's overlap refusals, one way to describe returned values
     module = types.ModuleType('ss_torch_program')
     exec(compile(SHARED_SOURCE, 'ss_torch_program.py', 'exec'), module.__dict__)
+    module.STAGES = STAGES
     return module
 
 

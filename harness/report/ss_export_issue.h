@@ -59,6 +59,10 @@ void ss_issue_environment(FILE *f, const ss_issue *iss);
  * NULL: eager (or an unknown kind), no decorator. static_spelled 1 writes dynamic=False for the static
  * kinds (compile, aot-eager, dynamo-eager); 0 leaves torch's default there. */
 const char *ss_issue_decorator(const char *kind, int static_spelled);
+/* The script's run kinds in the order a report picks the wrong one in: the stage order of
+ * ss_torch_modes.h (eager, dynamo, aot, inductor; static before dynamic), the automatic
+ * switch last; NULL past the end. One policy for a write and a program. */
+const char *ss_issue_kind_at(size_t i);
 
 /* A program case's report (ss_export_issue_prog.c): its script run under each python,
  * a repro of the program under @torch.compile in at most ten lines, the first wrong step. */

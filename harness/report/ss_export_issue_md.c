@@ -9,6 +9,7 @@
 #include "ss_files.h"
 #include "ss_storage.h"
 #include "ss_text.h"
+#include "ss_torch_modes.h"
 #include "ss_value_fmt.h"
 
 #define REPRO_MAX_LINES 10
@@ -55,12 +56,6 @@ typedef struct issue_pick {
     const cJSON *found;         /* the as-found run that is wrong (first python) */
 } issue_pick;
 
-/* The script's run kinds, the one a report prefers first: inductor (what a user meets), then the
- * backends that stop earlier (a finding of torch:aot-eager-* or torch:dynamo-eager-*), eager last. */
-static const char *const kinds[] = {"automatic", "compile-dynamic", "compile", "aot-eager", "aot-eager-dynamic",
-                                    "dynamo-eager", "dynamo-eager-dynamic", "eager"};
-#define N_KINDS (int)(sizeof kinds / sizeof kinds[0])
-
 /* The call a title names for a run under a backend that stops before inductor
  * (torch's default dynamic, as a user writes it); NULL: another kind. */
 static const char *backend_call(const char *kind) {
@@ -82,15 +77,18 @@ static int nothing_wrong(const ss_issue *iss) {
 
 /* A wrong run of one user form: with the values 0, 1, 2, ... first, then the case's own. */
 static void pick_form(const ss_issue *iss, issue_pick *p, const char *form) {
-    for (int k = 0; k < N_KINDS && iss->has_arange && !p->run; k++)
-        if ((p->run = find_run(&iss->arange, kinds[k], form, 1))) p->from = &iss->arange, p->arange = 1;
-    for (int k = 0; k < N_KINDS && iss->n_runs && !p->run; k++)
-        if ((p->run = find_run(&iss->runs[0], kinds[k], form, 1))) p->from = &iss->runs[0];
+    const char *kind;
+    for (size_t k = 0; (kind = ss_issue_kind_at(k)) && iss->has_arange && !p->run; k++)
+        if ((p->run = find_run(&iss->arange, kind, form, 1))) p->from = &iss->arange, p->arange = 1;
+    for (size_t k = 0; (kind = ss_issue_kind_at(k)) && iss->n_runs && !p->run; k++)
+        if ((p->run = find_run(&iss->runs[0], kind, form, 1))) p->from = &iss->runs[0];
 }
 
 static void pick(const ss_issue *iss, issue_pick *p) {
     memset(p, 0, sizeof *p);
-    for (int k = 0; k < N_KINDS && iss->n_runs && !p->found; k++) p->found = find_run(&iss->runs[0], kinds[k], NULL, 1);
+    const char *kind;
+    for (size_t k = 0; (kind = ss_issue_kind_at(k)) && iss->n_runs && !p->found; k++)
+        p->found = find_run(&iss->runs[0], kind, NULL, 1);
     /* the one-input form is the shorter report; a two-inputs finding falls back to its own shape */
     pick_form(iss, p, "user");
     if (!p->run && iss->two_inputs) pick_form(iss, p, "user-two-inputs"), p->two = p->run != NULL;
@@ -256,20 +254,28 @@ static int repro(FILE *f, const ss_issue *iss, const issue_pick *p, const uint8_
     return lines + 3;
 }
 
+const char *ss_issue_kind_at(size_t i) {
+    const ss_torch_mode *m = ss_torch_mode_in_stage_order(i, 0);
+    return m ? m->kind : ss_torch_mode_in_stage_order(i - 1, 0) ? "automatic" : NULL;
+}
+
+/* The decorators of each kind (ss_torch_modes.h), built once: "@torch.compile(" and the
+ * backend unless inductor, then dynamic=True, or dynamic=False spelled out or left to
+ * torch's default. The automatic switch is torch's default decorator. */
 const char *ss_issue_decorator(const char *kind, int static_spelled) {
-    static const char *const map[][3] = {   /* kind, dynamic=False spelled out, torch's default */
-        {"automatic", "@torch.compile", "@torch.compile"},
-        {"compile", "@torch.compile(dynamic=False)", "@torch.compile"},
-        {"compile-dynamic", "@torch.compile(dynamic=True)", "@torch.compile(dynamic=True)"},
-        {"aot-eager", "@torch.compile(backend=\"aot_eager\", dynamic=False)", "@torch.compile(backend=\"aot_eager\")"},
-        {"aot-eager-dynamic", "@torch.compile(backend=\"aot_eager\", dynamic=True)",
-         "@torch.compile(backend=\"aot_eager\", dynamic=True)"},
-        {"dynamo-eager", "@torch.compile(backend=\"eager\", dynamic=False)", "@torch.compile(backend=\"eager\")"},
-        {"dynamo-eager-dynamic", "@torch.compile(backend=\"eager\", dynamic=True)",
-         "@torch.compile(backend=\"eager\", dynamic=True)"}};
-    for (size_t i = 0; kind && i < sizeof map / sizeof map[0]; i++)
-        if (!strcmp(kind, map[i][0])) return map[i][static_spelled ? 1 : 2];
-    return NULL;
+    static char made[SS_TB_COUNT * 2][2][72];
+    if (kind && !strcmp(kind, "automatic")) return "@torch.compile";
+    const ss_torch_mode *m = kind ? ss_torch_mode_of_kind(kind, 0) : NULL;
+    if (!m || m->backend == SS_TB_NONE) return NULL;
+    char *d = made[ss_torch_stage_rank(m)][static_spelled != 0];
+    if (!d[0]) {
+        char backend[40] = "";
+        if (m->backend != SS_TB_INDUCTOR) snprintf(backend, sizeof backend, "backend=\"%s\"", ss_torch_backend_name(m->backend));
+        const char *dyn = m->dynamic ? "dynamic=True" : static_spelled ? "dynamic=False" : "";
+        if (!backend[0] && !dyn[0]) snprintf(d, sizeof made[0][0], "@torch.compile");
+        else snprintf(d, sizeof made[0][0], "@torch.compile(%s%s%s)", backend, backend[0] && dyn[0] ? ", " : "", dyn);
+    }
+    return d;
 }
 
 const char *ss_issue_stage_words(const char *stage) {

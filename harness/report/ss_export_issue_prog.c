@@ -12,11 +12,6 @@
 #include "ss_program_ref.h"
 #include "ss_storage.h"
 
-/* The order a wrong run is picked in: an eager bug first (it is no compiler's), then the
- * plainest compiled spelling a user writes. */
-static const char *const kind_order[] = {"eager", "compile", "aot-eager", "dynamo-eager", "compile-dynamic",
-                                         "aot-eager-dynamic", "dynamo-eager-dynamic", "automatic", NULL};
-
 static const char *str(const cJSON *o, const char *k) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
     return cJSON_IsString(v) ? v->valuestring : NULL;
@@ -24,13 +19,14 @@ static const char *str(const cJSON *o, const char *k) {
 
 static int wrong(const char *verdict) { return verdict && (!strcmp(verdict, "differ") || !strcmp(verdict, "raised")); }
 
-/* The first wrong run of `kind` (NULL: any, in kind_order) in a script's --actual-out. */
+/* The first wrong run of `kind` (NULL: any, in ss_issue_kind_at's order) in a script's --actual-out. */
 static const cJSON *wrong_run(const ss_issue_run *r, const char *kind) {
-    for (int k = 0; kind_order[k]; k++) {
-        if (kind && strcmp(kind, kind_order[k])) continue;
+    const char *each;
+    for (size_t k = 0; (each = ss_issue_kind_at(k)); k++) {
+        if (kind && strcmp(kind, each)) continue;
         const cJSON *e;
         cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(r->actual, "runs"))
-            if (str(e, "kind") && !strcmp(str(e, "kind"), kind_order[k]) && wrong(str(e, "verdict"))) return e;
+            if (str(e, "kind") && !strcmp(str(e, "kind"), each) && wrong(str(e, "verdict"))) return e;
     }
     return NULL;
 }

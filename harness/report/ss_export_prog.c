@@ -139,7 +139,7 @@ static void emit(FILE *f, const ss_case *c, const ss_plan *p, const uint8_t *in,
           "# the returned values' storage identity and write-through)\nSHARED_SOURCE = ", f);
     ss_export_py_long_string(f, ss_torch_program_py);
     fputc('\n', f);
-    ss_export_py_body(f, ss_export_common_py);
+    ss_export_py_common(f);
     ss_export_py_body(f, ss_export_prog_py);
 }
 

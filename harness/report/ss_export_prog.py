@@ -9,9 +9,6 @@ EXPECTED_*, ...) and ss_export_common.py, without this docstring."""
 
 # ---- the program's runs: each mode as the torch engine runs it (harness/engines/ss_torch_worker.py)
 
-STAGES = (('eager', 'dynamo'), ('aot_eager', 'aot'), ('inductor', 'inductor'))
-
-
 def storages(device):
     base = make_storage(INPUT_BYTES, device)
     return base, (None if SRC_ALIASED else make_storage(SRC_BYTES, device))

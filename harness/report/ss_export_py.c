@@ -5,7 +5,9 @@
 #include <string.h>
 #include "ss_escape.h"
 #include "ss_exit.h"
+#include "ss_export.h"
 #include "ss_export_py.h"
+#include "ss_torch_modes.h"
 
 const char *ss_export_torch_dtype(ss_dtype t) {
     static const char *const names[SS_DTYPE_COUNT] = {
@@ -91,6 +93,33 @@ void ss_export_py_head(FILE *f, const ss_case *c, const char *label) {
         snprintf(lab, sizeof lab, "%s: ", keys[i]);
         if (cJSON_IsString(it)) ss_export_py_comment(f, lab, it->valuestring);
     }
+}
+
+/* The torch engine's modes as the scripts name them (kinds), from ss_torch_modes.h. */
+static void py_modes(FILE *f) {
+    const ss_torch_mode *m;
+    fputs("\n# the torch engine's modes (harness/engines/ss_torch_modes.h) in the stage order: eager, dynamo\n"
+          "# (backend eager), aot (aot_eager), inductor, static shapes first; `all` is ALL_MODES; BACKENDS:\n"
+          "# torch.compile's (backend, dynamic) of each; STAGES: (backend, stage) of the compiled stages\nMODES = (", f);
+    for (size_t i = 0; (m = ss_torch_mode_in_stage_order(i, 0)); i++) fprintf(f, "%s'%s'", i ? ", " : "", m->kind);
+    fputs(")\nALL_MODES = (", f);
+    for (size_t i = 0, n = 0; (m = ss_torch_mode_in_stage_order(i, 0)); i++)
+        if (m->listed) fprintf(f, "%s'%s'", n++ ? ", " : "", m->kind);
+    fputs(")\nBACKENDS = {", f);
+    for (size_t i = 0, n = 0; (m = ss_torch_mode_in_stage_order(i, 0)); i++)
+        if (m->backend != SS_TB_NONE)
+            fprintf(f, "%s'%s': ('%s', %s)", n++ ? ", " : "", m->kind, ss_torch_backend_name(m->backend),
+                    m->dynamic ? "True" : "False");
+    fputs("}\nSTAGES = (", f);
+    for (int b = SS_TB_EAGER; b < SS_TB_COUNT; b++)
+        fprintf(f, "%s('%s', '%s')", b > SS_TB_EAGER ? ", " : "", ss_torch_backend_name((ss_torch_backend)b),
+                ss_torch_stage_name((ss_torch_backend)b));
+    fputs(")\n", f);
+}
+
+void ss_export_py_common(FILE *f) {
+    py_modes(f);
+    ss_export_py_body(f, ss_export_common_py);
 }
 
 void ss_export_py_body(FILE *f, const char *source) {

@@ -31,6 +31,9 @@ void ss_export_py_case_views(FILE *f, const ss_case *c);
 /* An embedded .py body (ss_export.h) as the script's text: all of it but its leading docstring,
  * which describes the file in the tree, not the script. */
 void ss_export_py_body(FILE *f, const char *source);
+/* What both kinds of script share, after their case's constants: the torch engine's modes
+ * (MODES, ALL_MODES, BACKENDS, STAGES from ss_torch_modes.h), then ss_export_common.py. */
+void ss_export_py_common(FILE *f);
 /* torch's name of a dtype ("float32"). */
 const char *ss_export_torch_dtype(ss_dtype t);
 

@@ -11,14 +11,11 @@
 #include "ss_files.h"
 #include "ss_plan_build.h"
 #include "ss_storage.h"
+#include "ss_torch_modes.h"
 
 /* harness/engines/ss_torch_program.py, built in: the torch worker loads it too. */
 extern const char ss_torch_program_py[];
 
-/* Both scripts also run the backends that place a compile bug (aot_eager, eager; docs/torch.md):
- * the torch engine's modes, one word each; `all` is the first five (no -dynamic backends). */
-static const char *const mode_words[] = {"eager", "compile", "compile-dynamic", "aot-eager", "dynamo-eager",
-                                         "aot-eager-dynamic", "dynamo-eager-dynamic", "all", NULL};
 static const char *const form_words[] = {"x-input", "storage-input", "two-inputs", "user", "user-two-inputs", "all", NULL};
 static const char *const device_words[] = {"cpu", "cuda", "all", NULL};
 
@@ -44,16 +41,26 @@ static int check_words(const char *field, const char *v, const char *const *list
     }
 }
 
+/* The scripts' mode words: every kind of the torch engine's modes (ss_torch_modes.h), in the
+ * stage order, and `all` (the listed ones). */
+static const char *const *mode_words(void) {
+    static const char *words[2 * SS_TB_COUNT + 2];
+    if (!words[0]) {
+        size_t n = 0;
+        for (const ss_torch_mode *m; (m = ss_torch_mode_in_stage_order(n, 0)) && n < 2 * SS_TB_COUNT;) words[n++] = m->kind;
+        words[n] = "all";
+    }
+    return words;
+}
+
 /* meta.torch.mode "compile-dynamic-cpu": the mode and the device. */
-static int split_meta_mode(const char *field, const char *m, ss_export_defaults *d, ss_error *err) {
-    const char *dash = strrchr(m, '-');
-    const size_t n = dash ? (size_t)(dash - m) : 0;
-    if (!dash || !in_list(mode_words, m, n) || !strncmp(m, "all", n) || !in_list(device_words, dash + 1, strlen(dash + 1)) ||
-        !strcmp(dash + 1, "all"))
+static int split_meta_mode(const char *field, const char *name, ss_export_defaults *d, ss_error *err) {
+    const ss_torch_mode *m = ss_torch_mode_named(name);
+    if (!m)
         return ss_fail(err, field, "unknown mode '%.40s' (eager-cpu, compile-cpu, compile-dynamic-cpu, aot-eager-cpu, "
-                       "dynamo-eager-cpu or their -cuda forms; --mode overrides)", m);
-    snprintf(d->mode, sizeof d->mode, "%.*s", (int)n, m);
-    snprintf(d->device, sizeof d->device, "%s", dash + 1);
+                       "dynamo-eager-cpu or their -cuda forms; --mode overrides)", name);
+    snprintf(d->mode, sizeof d->mode, "%s", m->kind);
+    snprintf(d->device, sizeof d->device, "%s", m->cuda ? "cuda" : "cpu");
     return 0;
 }
 
@@ -88,7 +95,7 @@ int ss_export_resolve(const ss_case *c, const ss_export_opts *o, ss_export_defau
         snprintf(d->spelling, sizeof d->spelling, "%s", ms);
     }
     if (o->mode) {   /* a mode list, or one mode as meta.torch names it ("compile-dynamic-cpu") */
-        if (check_words("--mode", o->mode, mode_words, sizeof d->mode, err) == 0)
+        if (check_words("--mode", o->mode, mode_words(), sizeof d->mode, err) == 0)
             snprintf(d->mode, sizeof d->mode, "%s", o->mode);
         else if (strchr(o->mode, ',') || split_meta_mode("--mode", o->mode, d, NULL))
             return -1;   /* err says which word is unknown */
@@ -168,7 +175,7 @@ static void emit(FILE *f, const ss_case *c, const ss_plan *p, const uint8_t *in,
     ss_export_py_long_string(f, ss_torch_program_py);
     fputc('\n', f);
     ss_export_programs(f, c, &e);
-    ss_export_py_body(f, ss_export_common_py);
+    ss_export_py_common(f);
     ss_export_py_body(f, ss_export_write_py);
 }
 

@@ -434,7 +434,7 @@ def stage(r, spelling, want):
     if err is None and first_difference(want, got)[0] is not None:
         return 'eager', ['no compile wrong too']
     seen = []
-    for backend, name in (('eager', 'dynamo'), ('aot_eager', 'aot')):
+    for backend, name in STAGES:
         if backend == r.backend:
             return name, seen
         got, err, _ = run(r, spelling, backend)

@@ -151,7 +151,7 @@ sed 's/"mode": "aot-eager-cpu"/"mode": "dynamo-eager-dynamic-cuda"/' "$tmp/aot.j
     pass "export --mode aot-eager, dynamo-eager-dynamic, dynamo-eager-cpu of a single-write case" || fail "export --mode aot-eager of a single write" "$(cat "$tmp/err")"
 "$SSFUZZ" export --torch --mode aot_eager "$tmp/aot.json" >/dev/null 2>"$tmp/err"; rc=$?
 [ "$rc" = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] &&
-    grep -q "^ssfuzz export: --mode: unknown value 'aot_eager' (eager, compile, compile-dynamic, aot-eager, dynamo-eager, aot-eager-dynamic, dynamo-eager-dynamic, all)$" "$tmp/err" &&
+    grep -q "^ssfuzz export: --mode: unknown value 'aot_eager' (eager, dynamo-eager, aot-eager, compile, dynamo-eager-dynamic, aot-eager-dynamic, compile-dynamic, all)$" "$tmp/err" &&
     pass "export --mode aot_eager: exit 2, one line naming the allowed words" || fail "export: a bad --mode names the words" "exit $rc: $(cat "$tmp/err")"
 "$SSFUZZ" export --torch "$prog" >"$tmp/pa.py"
 python3 - "$tmp/aot.py" "$tmp/pa.py" >"$tmp/o" 2>&1 <<'PY'
@@ -161,7 +161,10 @@ def consts(path):
             if isinstance(n, ast.Assign) and getattr(n.targets[0], 'id', '') in ('MODES', 'ALL_MODES', 'BACKENDS')}
 one, prog = consts(sys.argv[1]), consts(sys.argv[2])
 assert len(one) == 3 and one == prog, (one, prog)
-assert one['ALL_MODES'] == ('eager', 'compile', 'aot-eager', 'dynamo-eager', 'compile-dynamic'), one['ALL_MODES']
+# the stage order (harness/engines/ss_torch_modes.h): eager, dynamo, aot, inductor, static first
+assert one['ALL_MODES'] == ('eager', 'dynamo-eager', 'aot-eager', 'compile', 'compile-dynamic'), one['ALL_MODES']
+assert one['MODES'] == ('eager', 'dynamo-eager', 'aot-eager', 'compile', 'dynamo-eager-dynamic', 'aot-eager-dynamic',
+                        'compile-dynamic'), one['MODES']
 print('modes ok')
 PY
 grep -q "modes ok" "$tmp/o" && pass "export: a single write's script has a program's modes, backends and meaning of all" \
