@@ -45,6 +45,24 @@ int ss_issue_run_script(const char *python, const char *script, const char *dir,
 void ss_issue_free_run(ss_issue_run *r);
 /* The python the torch engine uses; -1 with err when there is none. */
 int ss_issue_default_python(const char **python, ss_error *err);
+
+/* One report's work, a single write's as a program's: the pythons it runs (at most 16) and its
+ * scratch directory, with the two scripts' paths there (as found; the repro's values). */
+typedef struct ss_issue_work {
+    const char *pythons[16];
+    size_t np;
+    char dir[1024], found[1100], arange[1100];
+} ss_issue_work;
+/* The start of every report: iss's case, defaults (ss_export_resolve) and plan; w's pythons (o's,
+ * else the torch engine's) and an empty scratch directory. 0, or -1 with err (w ends clean). */
+int ss_issue_begin(ss_issue *iss, const ss_case *c, const char *case_path, const ss_issue_opts *o,
+                   ss_issue_work *w, ss_error *err);
+/* The script at w->found run under every python with --stage, into iss->runs. */
+void ss_issue_run_found(ss_issue *iss, const ss_issue_work *w, const ss_issue_opts *o);
+/* The script at w->arange run under the first python (no stage) into iss->arange. */
+void ss_issue_run_arange(ss_issue *iss, const ss_issue_work *w, const ss_issue_opts *o);
+/* The end of every report: the runs freed, the scratch directory and its scripts removed. */
+void ss_issue_end(ss_issue *iss, ss_issue_work *w);
 /* The case's storages as 0, 1, 2, ... (src after input) in its dtype (malloc'ed; free both);
  * -1 when the dtype cannot hold them exactly (bool, complex, too many elements). */
 int ss_issue_arange_bytes(const ss_case *c, uint8_t **in, uint8_t **src);

@@ -2,13 +2,10 @@
  * under each python, the repro's values (0, 1, 2, ... when they show the bug too), the reference
  * on them, the run's result held to it (the first difference, the step it blames). */
 #include <cjson/cJSON.h>
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "ss_export_issue_prog.h"
 #include "ss_files.h"
-#include "ss_plan_build.h"
 #include "ss_program_ref.h"
 #include "ss_storage.h"
 
@@ -131,17 +128,14 @@ static int export_script(const char *path, const ss_case *c, const ss_export_opt
 
 /* The repro's values: 0, 1, 2, ... when the dtype holds them, the reference stays exact on them
  * and the first python shows the same wrong kind with them; else the case's own. */
-static void pick_values(ss_issue_prog *ip, const ss_issue_opts *o, const char *python, const char *dir,
-                        const char *script) {
+static void pick_values(ss_issue_prog *ip, const ss_issue_opts *o, const ss_issue_work *w) {
     const ss_case *c = ip->iss.c;
     const char *kind = str(ip->found, "kind"), *verdict = str(ip->found, "verdict");
     uint8_t *ain = NULL, *asrc = NULL;
     ss_error err;
     if (ss_issue_arange_bytes(c, &ain, &asrc) == 0 && reference_on(ip, ain, asrc) == 0 &&
-        export_script(script, c, o->export_opts, mode_of(kind), str(ip->found, "device"), ain, asrc, &err) == 0) {
-        if (!o->quiet) fprintf(stderr, "export: the repro's values (0, 1, 2, ...) under %s ...\n", python);
-        ss_issue_run_script(python, script, dir, "arange", 0, o->timeout_s, &ip->iss.arange);
-        ip->iss.has_arange = 1;
+        export_script(w->arange, c, o->export_opts, mode_of(kind), str(ip->found, "device"), ain, asrc, &err) == 0) {
+        ss_issue_run_arange(&ip->iss, w, o);
         const cJSON *r = wrong_run(&ip->iss.arange, kind);
         if (r && !strcmp(str(r, "verdict"), verdict)) {
             ip->shown = r;
@@ -166,8 +160,6 @@ static void difference(ss_issue_prog *ip) {
 }
 
 static void free_prog(ss_issue_prog *ip) {
-    for (size_t i = 0; i < ip->iss.n_runs; i++) ss_issue_free_run(&ip->iss.runs[i]);
-    ss_issue_free_run(&ip->iss.arange);
     ss_storage *all[] = {&ip->init_in, &ip->init_src, &ip->ref_in, &ip->ref_src, &ip->act_in, &ip->act_src};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) ss_storage_free(all[i]);
     for (int i = 0; i < SS_PROG_MAX_RETURNS; i++) free(ip->act_bytes[i]);
@@ -177,47 +169,23 @@ static void free_prog(ss_issue_prog *ip) {
 int ss_export_issue_program(const ss_case *c, const char *case_path, const char *out_path, const ss_issue_opts *o,
                             ss_error *err) {
     ss_issue_prog ip;
+    ss_issue_work w;
     memset(&ip, 0, sizeof ip);
     ss_prog_result_init(&ip.ref);
-    ip.iss.c = c;
-    ip.iss.case_path = case_path;
-    char dir[1024] = "", s1[1100], s2[1100];
-    const char *pythons[16];
-    size_t np = o->n_pythons < 16 ? o->n_pythons : 16;
     int rc = -1;
-    for (size_t i = 0; i < np; i++) pythons[i] = o->pythons[i];
-    if (ss_export_resolve(c, o->export_opts, &ip.iss.how, err) ||
-        ss_plan_build_limited(&c->op, o->export_opts->max_bytes ? o->export_opts->max_bytes : SS_EXPORT_MAX_BYTES,
-                              &ip.iss.plan, err))
-        goto done;
+    if (ss_issue_begin(&ip.iss, c, case_path, o, &w, err)) goto done;
     ip.expr_ok = ss_pyexpr_derive(c, &ip.iss.expr) == 0;
-    if (!np && ss_issue_default_python(&pythons[np++], err)) goto done;
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/ssfuzz-issue-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir)) { ss_fail(err, "--issue", "cannot make a temporary directory: %s", strerror(errno)); dir[0] = 0; goto done; }
-    snprintf(s1, sizeof s1, "%s/as-found.py", dir);
-    snprintf(s2, sizeof s2, "%s/arange.py", dir);
-    if (export_script(s1, c, o->export_opts, NULL, NULL, NULL, NULL, err)) goto done;
+    if (export_script(w.found, c, o->export_opts, NULL, NULL, NULL, NULL, err)) goto done;
     /* every release: the case's own values, in the modes as found, with the stage */
-    for (size_t i = 0; i < np; i++) {
-        if (!o->quiet) fprintf(stderr, "export: running the script under %s ...\n", pythons[i]);
-        if (ss_issue_run_script(pythons[i], s1, dir, "as-found", 1, o->timeout_s, &ip.iss.runs[ip.iss.n_runs]) &&
-            !ip.iss.runs[ip.iss.n_runs].failure[0])
-            snprintf(ip.iss.runs[ip.iss.n_runs].failure, sizeof ip.iss.runs[0].failure, "could not run");
-        ip.iss.n_runs++;
-    }
+    ss_issue_run_found(&ip.iss, &w, o);
     ip.found = wrong_run(&ip.iss.runs[0], NULL);
     if (ip.found) {
-        pick_values(&ip, o, pythons[0], dir, s2);
+        pick_values(&ip, o, &w);
         difference(&ip);
     }
     rc = ss_issue_prog_write(out_path, &ip, err);
 done:
+    ss_issue_end(&ip.iss, &w);
     free_prog(&ip);
-    if (dir[0]) {
-        unlink(s1);
-        unlink(s2);
-        rmdir(dir);
-    }
     return rc;
 }

@@ -1,12 +1,16 @@
-/* ss_export_issue_run.c - what `export --issue` runs, for both kinds of report: a script under one
- * python with its documents read back, the python to use, the repro's values 0, 1, 2, ... */
+/* ss_export_issue_run.c - what `export --issue` runs, for both kinds of report: the pipeline's start
+ * and end (defaults, plan, pythons, scratch directory), a script under one python or all of them
+ * with its documents read back, the python to use, the repro's values 0, 1, 2, ... */
 #include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "ss_confirm.h"
 #include "ss_export_issue.h"
 #include "ss_files.h"
+#include "ss_plan_build.h"
 #include "ss_text.h"
 #include "ss_torch.h"
 
@@ -105,6 +109,56 @@ void ss_issue_free_run(ss_issue_run *r) {
     cJSON_Delete(r->actual);
     cJSON_Delete(r->expected);
     r->actual = r->expected = NULL;
+}
+
+int ss_issue_begin(ss_issue *iss, const ss_case *c, const char *case_path, const ss_issue_opts *o,
+                   ss_issue_work *w, ss_error *err) {
+    memset(w, 0, sizeof *w);
+    iss->c = c;
+    iss->case_path = case_path;
+    w->np = o->n_pythons < 16 ? o->n_pythons : 16;
+    for (size_t i = 0; i < w->np; i++) w->pythons[i] = o->pythons[i];
+    const size_t max_bytes = o->export_opts->max_bytes ? o->export_opts->max_bytes : SS_EXPORT_MAX_BYTES;
+    if (ss_export_resolve(c, o->export_opts, &iss->how, err) ||
+        ss_plan_build_limited(&c->op, max_bytes, &iss->plan, err))
+        return -1;
+    if (!w->np && ss_issue_default_python(&w->pythons[w->np++], err)) return -1;
+    const char *tmp = getenv("TMPDIR");
+    snprintf(w->dir, sizeof w->dir, "%s/ssfuzz-issue-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(w->dir)) {
+        ss_fail(err, "--issue", "cannot make a temporary directory: %s", strerror(errno));
+        w->dir[0] = 0;
+        return -1;
+    }
+    snprintf(w->found, sizeof w->found, "%s/as-found.py", w->dir);
+    snprintf(w->arange, sizeof w->arange, "%s/arange.py", w->dir);
+    return 0;
+}
+
+void ss_issue_run_found(ss_issue *iss, const ss_issue_work *w, const ss_issue_opts *o) {
+    for (size_t i = 0; i < w->np && iss->n_runs < sizeof iss->runs / sizeof iss->runs[0]; i++) {
+        ss_issue_run *r = &iss->runs[iss->n_runs++];
+        if (!o->quiet) fprintf(stderr, "export: running the script under %s ...\n", w->pythons[i]);
+        if (ss_issue_run_script(w->pythons[i], w->found, w->dir, "as-found", 1, o->timeout_s, r) && !r->failure[0])
+            snprintf(r->failure, sizeof r->failure, "could not run");
+    }
+}
+
+void ss_issue_run_arange(ss_issue *iss, const ss_issue_work *w, const ss_issue_opts *o) {
+    if (!o->quiet) fprintf(stderr, "export: the repro's values (0, 1, 2, ...) under %s ...\n", w->pythons[0]);
+    ss_issue_run_script(w->pythons[0], w->arange, w->dir, "arange", 0, o->timeout_s, &iss->arange);
+    iss->has_arange = 1;
+}
+
+void ss_issue_end(ss_issue *iss, ss_issue_work *w) {
+    for (size_t i = 0; i < iss->n_runs; i++) ss_issue_free_run(&iss->runs[i]);
+    iss->n_runs = 0;
+    ss_issue_free_run(&iss->arange);
+    if (!w->dir[0]) return;
+    unlink(w->found);
+    unlink(w->arange);
+    rmdir(w->dir);
+    w->dir[0] = 0;
 }
 
 int ss_issue_default_python(const char **python, ss_error *err) {
