@@ -1,5 +1,6 @@
-/* ss_plan.h - the operation, its normalized plan, and storages: the one header
- * that reference/ and kernels/ depend on. Plain C11; no CUDA and no cJSON types.
+/* ss_plan.h - the operation, its normalized plan, and storages: the header
+ * reference/ and kernels/ are built on (with a few core headers besides). Plain C11; no CUDA
+ * and no cJSON types.
  *
  * Ownership: every struct here is a value type; ss_storage.base is owned by
  * whoever allocated it (see ss_storage.h in the harness). */
