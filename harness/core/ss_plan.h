@@ -77,7 +77,7 @@ typedef struct ss_plan {
     int64_t slice_numel;
     int internal_overlap;    /* input view maps two indices to one element */
     /* The overlap class of src and the slice is not a field: ss_plan_overlap
-     * (ss_plan_build.h) works it out where it is read (reports, a finding's
+     * (ss_overlap.h) works it out where it is read (reports, a finding's
      * key), not on every case. */
 } ss_plan;
 
