@@ -269,186 +269,17 @@ def storage_tensor(buf, offset, nbytes, dtype):
     return torch.frombuffer(buf, dtype=torch.uint8, count=nbytes, offset=offset).view(dtype)
 
 
-# ---- deriving src from x by indexing (the x-input form) ---------------------
-
-def derive(xv, sv):
-    """An indexing recipe (perm, index) with x.permute(perm)[index] == src as a
-    view (same storage offset, sizes, and strides wherever the size is > 1), or
-    None. Greedy on strides, then verified exactly."""
-    xo, xs, xt = xv
-    so, ss, st = sv
-    if any(n == 0 for n in xs) or any(n == 0 for n in ss) or len(ss) > len(xs):
-        return None
-    used, perm, steps = set(), [], []
-    for size, stride in zip(ss, st):
-        pick = None
-        for d in range(len(xs)):
-            if d in used or xt[d] == 0:
-                continue
-            if size == 1 or (stride % xt[d] == 0 and stride >= xt[d]):
-                if pick is None or (size > 1 and xt[d] > xt[pick]):
-                    pick = d
-        if pick is None:
-            return None
-        used.add(pick)
-        perm.append(pick)
-        steps.append(max(stride // xt[pick], 1) if size > 1 else 1)
-    rest = [d for d in range(len(xs)) if d not in used]
-    perm += rest
-    coef = {}
-    rem = so - xo
-    for d in sorted(range(len(xs)), key=lambda d: -xt[d]):
-        if xt[d] == 0:
-            coef[d] = 0
-            continue
-        j = perm.index(d)
-        span = (ss[j] - 1) * steps[j] if j < len(ss) else 0
-        k = min(max(rem // xt[d], 0), xs[d] - 1 - span)
-        coef[d] = k
-        rem -= k * xt[d]
-    if rem != 0:
-        return None
-    index = []   # (start, stop, step) for a slice, an int for an index: hashable
-    for j, d in enumerate(perm):
-        if j < len(ss):
-            index.append((coef[d], coef[d] + (ss[j] - 1) * steps[j] + 1, steps[j]))
-        else:
-            index.append(coef[d])
-    return tuple(perm), tuple(index)
-
-
-def apply_recipe(x, recipe, sv):
-    if recipe is None:
-        return x.as_strided(sv[1], sv[2], sv[0])
-    perm, index = recipe
-    if list(perm) != list(range(len(perm))):
-        x = x.permute(perm)
-    return x[tuple(slice(*ix) if isinstance(ix, tuple) else ix for ix in index)]
-
-
-def recipe_view(xv, recipe):
-    """The view (offset, sizes, strides) x.permute(perm)[index] has, by arithmetic."""
-    offset, sizes, strides = xv
-    perm, index = recipe
-    out_sizes, out_strides = [], []
-    for d, ix in zip(perm, index):
-        if isinstance(ix, tuple):
-            a, b, k = slice(*ix).indices(sizes[d])
-            offset += a * strides[d]
-            out_sizes.append(len(range(a, b, k)))
-            out_strides.append(strides[d] * k)
-        else:
-            offset += ix * strides[d]
-    return offset, tuple(out_sizes), tuple(out_strides)
-
-
-def same_view(got, want):
-    if got[0] != want[0] or got[1] != want[1]:
-        return False
-    return all(n <= 1 or a == b for n, a, b in zip(want[1], got[2], want[2]))
-
-
-# ---- the spellings ------------------------------------------------------------
-
-# Everything a program's code depends on besides its tensors' shapes: programs
-# are cached by it, so a dynamic-shape compile serves every case with one spec.
-Spec = collections.namedtuple("Spec", "mode spelling form aliased dim start end step recipe "
-                                      "in_view src_view")
-
+# ---- a single write: the spellings of ss_torch_program.py (SHARED) ---------------
 
 def spec_of(c):
-    recipe = None
-    if c.aliased and c.form == "x-input":
-        recipe = derive(c.input, c.src)
-        if recipe is not None and not same_view(recipe_view(c.input, recipe), c.src):
-            recipe = None
-    storage = c.form == "storage-input"
-    # With a separate src, x-input and two-inputs pass the same two tensors:
-    # one program (and one compile) serves both.
-    form = "x-input" if c.form == "two-inputs" and not c.aliased else c.form
-    return Spec(c.mode, c.spelling, form, c.aliased, c.dim, c.start, c.end, c.step, recipe,
-                c.input if storage else None,
-                c.src if storage or (c.aliased and c.form == "x-input" and recipe is None) else None)
-
-
-def slice_bounds(size, start, end):
-    """PyTorch's normalization of start/end along the written dim."""
-    start = 0 if start is None else start
-    end = size if end is None else end
-    start = start + size if start < 0 else start
-    end = end + size if end < 0 else end
-    start, end = min(max(start, 0), size), min(max(end, 0), size)
-    return start, max(end, start)
-
-
-def spell(p, x, src):
-    """The user's one line, in place on x; returns the tensor to copy into x
-    afterwards (scatter-return), else None."""
-    s = p.spelling
-    index = (slice(None),) * p.dim + (slice(p.start, p.end, p.step),)
-    if s == "setitem":
-        x[index] = src
-    elif s == "setitem-clone":
-        x[index] = src.clone()
-    elif s == "copy":
-        x[index].copy_(src)
-    elif s == "scatter-copy":
-        x.copy_(torch.slice_scatter(x, src, p.dim, p.start, p.end, p.step))
-    elif s == "scatter-return":
-        y = torch.slice_scatter(x, src, p.dim, p.start, p.end, p.step)
-        x.zero_()
-        return y
-    elif s == "clone-scatter":
-        x.copy_(torch.slice_scatter(x.clone(), src, p.dim, p.start, p.end, p.step))
-    elif s == "index-put":
-        start, end = slice_bounds(x.shape[p.dim], p.start, p.end)
-        lead = p.dim + 1
-        index = []
-        for d in range(lead):
-            idx = (torch.arange(start, end, p.step, device=x.device) if d == p.dim
-                   else torch.arange(x.shape[d], device=x.device))
-            shape = [1] * lead
-            shape[d] = -1
-            index.append(idx.view(shape))
-        x.index_put_(tuple(index), src)
-    else:
-        raise ValueError("unknown spelling %r" % s)
-    return None
-
-
-def make_program(p):
-    """The function a target runs. Its inputs depend on the form: x-input (x,
-    and src unless derived from x inside), storage-input (the storages; both
-    views built inside), two-inputs (x and src)."""
-    def finish(x, src):
-        y = spell(p, x, src)
-        return (x, y) if y is not None else (x,)
-
-    if p.form == "storage-input":
-        def program(st, sst):
-            x = st.as_strided(p.in_view[1], p.in_view[2], p.in_view[0])
-            base = st if sst is None else sst
-            return finish(x, base.as_strided(p.src_view[1], p.src_view[2], p.src_view[0]))
-    elif p.form == "x-input" and p.aliased:
-        def program(x):
-            return finish(x, apply_recipe(x, p.recipe, p.src_view))
-    else:
-        def program(x, src):
-            return finish(x, src)
-    return program
-
-
-def inputs_for(c, p, st, sst):
-    if p.form == "storage-input":
-        return (st, sst)
-    x = st.as_strided(c.input[1], c.input[2], c.input[0])
-    if p.form == "x-input" and p.aliased:
-        return (x,)
-    return (x, (st if sst is None else sst).as_strided(c.src[1], c.src[2], c.src[0]))
+    """Everything the case's program depends on besides its tensors' shapes
+    (SHARED.spec_of): programs are cached by it, so a dynamic-shape compile
+    serves every case with one spec."""
+    return SHARED.spec_of(c.mode, c.spelling, c.form, c.aliased, c.dim, c.start, c.end, c.step, c.input, c.src)
 
 
 def execute(c, p, fn, st, sst):
-    out = fn(*inputs_for(c, p, st, sst))
+    out = fn(*SHARED.inputs_for(p, st, sst, c.input, c.src))
     if len(out) == 2:                    # scatter-return: y written back outside
         st.as_strided(c.input[1], c.input[2], c.input[0]).copy_(out[1])
 
@@ -478,8 +309,8 @@ class Compiled:
         fn = self.programs.get(p)
         if fn is None:
             backend, dynamic = backend_of(p.mode)
-            fn = self.programs[p] = torch.compile(make_program(p), backend=backend, dynamic=dynamic,
-                                                   fullgraph=True)
+            fn = self.programs[p] = torch.compile(SHARED.make_program(torch, p), backend=backend,
+                                                   dynamic=dynamic, fullgraph=True)
         return fn, new
 
 
@@ -600,7 +431,7 @@ def run_case(buf, progress):
         # Everything that touches the device is inside: a CUDA error may surface
         # in .to() or synchronize() as well as in the program.
         st, sst = storages(c, buf, c.data_at, dtype, device)
-        fn, new = COMPILED.get(c, p) if compiled else (make_program(p), False)
+        fn, new = COMPILED.get(c, p) if compiled else (SHARED.make_program(torch, p), False)
         if new:
             progress(1)
         try:
@@ -614,7 +445,7 @@ def run_case(buf, progress):
         copy_back(c, buf, dtype, device, st, sst)
     except Exception as exc:
         return judged(c, buf, initial, exc, dtype, device, compiled,
-                      lambda st, sst: execute(c, p, make_program(p), st, sst))
+                      lambda st, sst: execute(c, p, SHARED.make_program(torch, p), st, sst))
     return ST_OK, "", memoryview(buf)[c.data_at:]
 
 
@@ -787,7 +618,7 @@ def statement_part(c, buf, dtype, device):
             st.as_strided(c.input[1], c.input[2], c.input[0]).copy_(out[1])
         copy_back(c, buf, dtype, device, st, sst)
         return ST_OK, "", memoryview(buf)[c.data_at:]
-    return Part(make_program(p), inputs_for(c, p, st, sst), finish)
+    return Part(SHARED.make_program(torch, p), SHARED.inputs_for(p, st, sst, c.input, c.src), finish)
 
 
 def program_part(c, buf, dtype, device):
