@@ -25,11 +25,12 @@ functionalization, no code generation); dynamo-eager-DEVICE with backend
 "eager" (dynamo alone). The last two also have -dynamic- forms, which the
 harness uses only to place a compile-dynamic finding's stage.
 
-The same worker runs Python kernels (--py-kernel, docs/plugins.md): a RUN
-naming a module path (from ssfuzz's command line) and a kernel calls
-fn(x, src, dim, start, end, step) on the case's views, the storages sent and
-returned with their guard bands; the harness starts the CPU one with
-TRITON_INTERPRET=1, so Triton kernels run through Triton's interpreter.
+The same process serves the Python-kernel engine (--py-kernel, docs/plugins.md):
+its RUNs and PROBEs go to harness/engines/ss_pykernel_worker.py, which the
+worker loads as a module (PYKERNEL). The harness runs the worker as
+`python WORKER SHARED MODES_JSON PYKERNEL`: this file, ss_torch_program.py
+(SHARED), the mode table, ss_pykernel_worker.py; each is built into ssfuzz
+and staged in a memfd, so no file on disk is needed.
 
 Anything torch prints goes to stderr (SSFUZZ_TORCH_LOG, else /dev/null): the
 real stdout is kept for frames only.
@@ -395,19 +396,20 @@ class Faults:
 FAULTS = None
 SHARED = None       # ss_torch_program.py, given by the harness as argv[1]
 MODES = {}          # mode name -> [backend, dynamic] or None (eager): the harness's table, argv[2]
+PYKERNEL = None     # ss_pykernel_worker.py, the Python-kernel engine's part, argv[3]
 
 
 def is_refusal(exc):
     return SHARED.is_refusal(exc)
 
 
-def load_shared(path):
-    """The module the harness passes (built into it, like this script) as a
-    module of its own; nothing is imported from a path a case file names."""
+def load_module(path, name):
+    """A module the harness passes (built into it, like this script) as a
+    module of its own, `name`; nothing is imported from a path a case file names."""
     import types
-    module = types.ModuleType("ss_torch_program")
+    module = types.ModuleType(name)
     with open(path) as f:
-        code = compile(f.read(), "ss_torch_program.py", "exec")
+        code = compile(f.read(), name + ".py", "exec")
     exec(code, module.__dict__)
     sys.modules[module.__name__] = module
     return module
@@ -421,7 +423,7 @@ def run_case(buf, progress):
         return ST_UNSUPPORTED, "torch %s has no dtype %s" % (torch.__version__, c.dtype_name), None
     device = "cuda" if c.mode.endswith("cuda") else "cpu"
     if c.kernel is not None:
-        return run_kernel_case(c, buf, dtype, device, progress)
+        return PYKERNEL.run_kernel_case(c, buf, dtype, device, progress)
     if c.program is not None:
         return run_program_case(c, buf, dtype, device, progress)
     compiled = backend_of(c.mode) is not None
@@ -748,129 +750,8 @@ def run_batch(payloads, progress):
     return results
 
 
-# ---- Python kernels (--py-kernel) ----------------------------------------------
-
-KERNEL_MODULES = {}     # path -> (SSFUZZ_KERNELS, "") or (None, why it did not load)
-
-
-def kernel_module(path):
-    """The SSFUZZ_KERNELS dict of the module at `path`, imported once per
-    worker. The path comes from ssfuzz's command line (--py-kernel), never
-    from a case file. Its directory is appended to sys.path, so the module's
-    own helpers import; nothing there shadows torch or the standard library."""
-    if path in KERNEL_MODULES:
-        return KERNEL_MODULES[path]
-    import importlib.util
-    stem = re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0])
-    name = "ssfuzz_kernel_%d_%s" % (len(KERNEL_MODULES), stem)
-    try:
-        folder = os.path.dirname(path)
-        if folder not in sys.path:
-            sys.path.append(folder)
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-        kernels = getattr(module, "SSFUZZ_KERNELS", None)
-        if not isinstance(kernels, dict):
-            raise TypeError("the module defines no dict SSFUZZ_KERNELS")
-        result = (kernels, "")
-    except BaseException as exc:          # SystemExit too: a module must not end the worker
-        result = (None, "cannot import %s: %s" % (path, first_line(exc)))
-    KERNEL_MODULES[path] = result
-    return result
-
-
-def kernel_fn(path, kernel):
-    """(the kernel function, "") or (None, why not)."""
-    kernels, why = kernel_module(path)
-    if kernels is None:
-        return None, why
-    fn = kernels.get(kernel)
-    if not callable(fn):
-        return None, "%s: SSFUZZ_KERNELS has no function %r (it has %s)" % (
-            path, kernel, ", ".join(sorted(map(repr, kernels))) or "none")
-    return fn, ""
-
-
-def kernel_probe(payload):
-    """PROBE "pykernel\0PATH\0KERNEL\0DEVICE": "ok" (and Triton's version when
-    the module imported it) when the kernel can run, else why not."""
-    words = bytes(payload).decode("utf-8", "surrogateescape").split("\0")
-    if len(words) != 4:
-        return "worker: a kernel PROBE has %d words, not 4" % len(words)
-    _, path, kernel, device = words
-    fn, why = kernel_fn(path, kernel)
-    if fn is None:
-        return why
-    missing = cuda_missing() if device == "cuda" else ""
-    if missing:
-        return missing
-    triton = sys.modules.get("triton")
-    version = getattr(triton, "__version__", "") if triton else ""
-    interpreted = os.environ.get("TRITON_INTERPRET") == "1"
-    return "ok" + (" triton=%s%s" % (version, " (interpreter)" if interpreted else "") if version else "")
-
-
-def kernel_raised(exc, path):
-    """What the kernel raised, with the deepest line of its own module."""
-    where = ""
-    for frame in traceback.extract_tb(exc.__traceback__):
-        if frame.filename == path:
-            where = " (%s:%d in %s)" % (os.path.basename(path), frame.lineno, frame.name)
-    return "kernel raised %s%s" % (first_line(exc), where)
-
-
-KERNEL_SIGNATURES = set()
-
-
-def run_kernel_case(c, buf, dtype, device, progress):
-    """A Python kernel's case: fn(x, src, dim, start, end, step) in place on
-    views of the storages, with dim, start and end as slice_scatter takes
-    them (dim may be negative, start/end None). On the CPU the storages are
-    the frame's own bytes, between their guard bands; on CUDA each is a slice
-    of one device buffer holding the bands too. Every byte comes back. On
-    CUDA a new (kernel, dtype, ranks) likely JIT-compiles: said as PROGRESS."""
-    fn, why = kernel_fn(c.kernel_path, c.kernel)
-    if fn is None:
-        return ST_UNSUPPORTED, why, None
-    g, at = c.guard, c.data_at
-    sat = at + c.in_bytes + 2 * g
-    initial = bytes(buf[at:])
-    try:
-        if device == "cpu":
-            st = storage_tensor(buf, at + g, c.in_bytes, dtype)
-            sst = None if c.aliased else storage_tensor(buf, sat + g, c.src_bytes, dtype)
-        else:
-            whole = torch.frombuffer(buf, dtype=torch.uint8, count=len(buf) - at, offset=at)
-            dev = whole.to(device)
-            st = dev[g:g + c.in_bytes].view(dtype)
-            sst = None if c.aliased else dev[sat - at + g:sat - at + g + c.src_bytes].view(dtype)
-        x = st.as_strided(c.input[1], c.input[2], c.input[0])
-        src = (st if sst is None else sst).as_strided(c.src[1], c.src[2], c.src[0])
-        sig = (c.kernel_path, c.kernel, c.dtype_name, len(c.input[1]), len(c.src[1]), c.aliased)
-        new = device != "cpu" and sig not in KERNEL_SIGNATURES
-        KERNEL_SIGNATURES.add(sig)
-        if new:
-            progress(1)
-        try:
-            FAULTS.raise_in(c, False)
-            fn(x, src, c.raw_dim, c.start, c.end, c.step)
-            if device != "cpu":
-                torch.cuda.synchronize()
-        finally:
-            if new:
-                progress(0)
-        if device != "cpu":
-            whole.copy_(dev)
-    except Exception as exc:
-        buf[at:] = initial
-        return ST_RAISED | (ST_REPLACE if device != "cpu" else 0), kernel_raised(exc, c.kernel_path), None
-    return ST_OK, "", memoryview(buf)[at:]
-
-
 def main():
-    global torch, IN_FD, OUT_FD, FAULTS, SHARED
+    global torch, IN_FD, OUT_FD, FAULTS, SHARED, PYKERNEL
     IN_FD, OUT_FD = os.dup(0), os.dup(1)
     null = os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 0)
@@ -884,10 +765,12 @@ def main():
         send(T_ERROR, b"worker: expected HELLO first, got frame type %d" % kind)
         return 2
     try:
-        SHARED = load_shared(sys.argv[1])
+        SHARED = load_module(sys.argv[1], "ss_torch_program")
         MODES.update(json.loads(sys.argv[2]))
+        PYKERNEL = load_module(sys.argv[3], "ss_pykernel_worker")
+        PYKERNEL.worker = sys.modules[__name__]
     except Exception as exc:
-        send(T_ERROR, ("worker: cannot load its shared module: %s" % first_line(exc)).encode())
+        send(T_ERROR, ("worker: cannot load its modules: %s" % first_line(exc)).encode())
         return 2
     try:
         import torch as torch_module
@@ -912,7 +795,7 @@ def main():
         kind, payload = read_frame()
         if kind == T_PROBE and bytes(payload[:9]) == b"pykernel\0":
             progress(1)                  # importing the module may compile: a longer limit
-            why = kernel_probe(payload)
+            why = PYKERNEL.kernel_probe(payload)
             progress(0)
             send(T_ACK, why.encode("utf-8", "replace")[:2000])
             continue
