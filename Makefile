@@ -64,10 +64,12 @@ else
 CU_OBJ    :=
 endif
 # Python built into the binary as C strings (LAYER/NAME.py -> const char NAME_py[]): the torch
-# worker and the module it shares with exported scripts (engines), the exported scripts'
-# bodies (report). Each is a real .py file that py_compile and pyflakes read
-# (tests/cli/test_python_sources.sh); NAME is unique across the layers (check_layers.py).
+# worker, the module it shares with exported scripts, the Python-kernel engine's part of the
+# worker (engines), the exported scripts' bodies (report). Each is a real .py file that
+# py_compile and pyflakes read (tests/cli/test_python_sources.sh); NAME is unique across the
+# layers (check_layers.py).
 PY_EMBED  := harness/engines/ss_torch_worker harness/engines/ss_torch_program \
+             harness/engines/ss_pykernel_worker \
              harness/report/ss_export_common harness/report/ss_export_write harness/report/ss_export_prog
 PY_NAMES  := $(notdir $(PY_EMBED))
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o) $(PY_NAMES:%=$(BUILD)/gen/%_py.o)

@@ -19,8 +19,9 @@
 #include "ss_torch_modes.h"
 #include "ss_vec.h"
 
-extern const char ss_torch_worker_py[];   /* harness/engines/ss_torch_worker.py, built in */
-extern const char ss_torch_program_py[];  /* harness/engines/ss_torch_program.py, its shared module */
+extern const char ss_torch_worker_py[];     /* harness/engines/ss_torch_worker.py, built in */
+extern const char ss_torch_program_py[];    /* harness/engines/ss_torch_program.py, its shared module */
+extern const char ss_pykernel_worker_py[];  /* harness/engines/ss_pykernel_worker.py, the Python-kernel engine's */
 
 static char python_opt[1024];
 
@@ -167,15 +168,23 @@ static int staged(const char *name, const char *text, int *fd) {
     return *fd = f;
 }
 
-/* Starts `python` with the built-in worker and shakes hands. 0, or -1 with why. */
+/* Starts `python` with the built-in worker and shakes hands. 0, or -1 with why.
+ * Its command line: WORKER SHARED MODES_JSON PYKERNEL (ss_torch_worker.py). */
 static int start_one(ss_pyworker *w, const char *python, char *why, size_t n) {
-    static int worker_fd = -1, shared_fd = -1;
-    const int sfd = staged("ss_torch_worker.py", ss_torch_worker_py, &worker_fd);
-    const int mfd = sfd < 0 ? -1 : staged("ss_torch_program.py", ss_torch_program_py, &shared_fd);
-    if (mfd < 0) { snprintf(why, n, "cannot stage the worker script: %s", strerror(errno)); return -1; }
-    char script[64], shared[64];
-    snprintf(script, sizeof script, "/proc/self/fd/%d", sfd);
-    snprintf(shared, sizeof shared, "/proc/self/fd/%d", mfd);
+    static const struct { const char *name, *text; } parts[] = {
+        {"ss_torch_worker.py", ss_torch_worker_py},
+        {"ss_torch_program.py", ss_torch_program_py},
+        {"ss_pykernel_worker.py", ss_pykernel_worker_py},
+    };
+    static int fds[] = {-1, -1, -1};
+    char path[3][32];
+    for (int i = 0; i < 3; i++) {
+        if (staged(parts[i].name, parts[i].text, &fds[i]) < 0) {
+            snprintf(why, n, "cannot stage the worker script %s: %s", parts[i].name, strerror(errno));
+            return -1;
+        }
+        snprintf(path[i], sizeof path[i], "/proc/self/fd/%d", fds[i]);
+    }
     int to[2], from[2];
     if (pipe2(to, O_CLOEXEC)) { snprintf(why, n, "pipe: %s", strerror(errno)); return -1; }
     if (pipe2(from, O_CLOEXEC)) { close(to[0]); close(to[1]); snprintf(why, n, "pipe: %s", strerror(errno)); return -1; }
@@ -194,7 +203,7 @@ static int start_one(ss_pyworker *w, const char *python, char *why, size_t n) {
         signal(SIGINT, SIG_IGN);            /* Ctrl-C is the harness's to handle */
         setenv("PYTHONSAFEPATH", "1", 1);   /* no script or current directory on sys.path (>= 3.11) */
         if (w->child_env) w->child_env();
-        execlp(python, python, script, shared, ss_torch_modes_json(), (char *)NULL);
+        execlp(python, python, path[0], path[1], ss_torch_modes_json(), path[2], (char *)NULL);
         _exit(127);
     }
     close(to[0]);

@@ -1,11 +1,15 @@
-"""ss_torch_program.py - runs one program case (docs/programs.md) in PyTorch for
-the torch worker: builds the printed `def program(x, src)`, runs it eager or
-torch.compile'd, describes what it returned (bytes, dtype, shape, aliasing),
-finds the compile stage that is first wrong, and knows PyTorch's refusals.
+"""ss_torch_program.py - the torch programs the worker and the exported scripts both run, written once.
 
-No import-time torch dependency: every function takes the worker's `torch`
+A single write's spellings (docs/torch.md): the function a target runs for a spelling and a
+form (spec_of, make_program, the index recipe that derives src from x, inputs_for), the same in
+the torch worker (harness/engines/ss_torch_worker.py) and in exported write scripts. A program
+case (docs/programs.md): builds the printed `def program(x, src)`, runs it eager or
+torch.compile'd, describes what it returned (bytes, dtype, shape, aliasing), finds the compile
+stage that is first wrong. PyTorch's overlap refusals, as one list.
+
+No import-time torch dependency: every function that needs torch takes the caller's `torch`
 module, so this file also runs under any torch >= 1.13 in the unit tests
-(tests/torch/test_program_module.py) and is plain data for the exporter.
+(tests/torch/test_program_module.py) and is plain data for the exporter, which embeds it whole.
 """
 import ast
 import collections
@@ -209,6 +213,189 @@ def stage_of(torch, fn, x_fn, expected_ok, dynamic=None):
         if not ok:
             return stage, checks
     return None, checks
+
+
+# ---- a single write: src derived from x by indexing (the x-input form) ----------
+
+def derive(xv, sv):
+    """An indexing recipe (perm, index) with x.permute(perm)[index] == src as a
+    view (same storage offset, sizes, and strides wherever the size is > 1), or
+    None. Greedy on strides, then verified exactly."""
+    xo, xs, xt = xv
+    so, ss, st = sv
+    if any(n == 0 for n in xs) or any(n == 0 for n in ss) or len(ss) > len(xs):
+        return None
+    used, perm, steps = set(), [], []
+    for size, stride in zip(ss, st):
+        pick = None
+        for d in range(len(xs)):
+            if d in used or xt[d] == 0:
+                continue
+            if size == 1 or (stride % xt[d] == 0 and stride >= xt[d]):
+                if pick is None or (size > 1 and xt[d] > xt[pick]):
+                    pick = d
+        if pick is None:
+            return None
+        used.add(pick)
+        perm.append(pick)
+        steps.append(max(stride // xt[pick], 1) if size > 1 else 1)
+    rest = [d for d in range(len(xs)) if d not in used]
+    perm += rest
+    coef = {}
+    rem = so - xo
+    for d in sorted(range(len(xs)), key=lambda d: -xt[d]):
+        if xt[d] == 0:
+            coef[d] = 0
+            continue
+        j = perm.index(d)
+        span = (ss[j] - 1) * steps[j] if j < len(ss) else 0
+        k = min(max(rem // xt[d], 0), xs[d] - 1 - span)
+        coef[d] = k
+        rem -= k * xt[d]
+    if rem != 0:
+        return None
+    index = []   # (start, stop, step) for a slice, an int for an index: hashable
+    for j, d in enumerate(perm):
+        if j < len(ss):
+            index.append((coef[d], coef[d] + (ss[j] - 1) * steps[j] + 1, steps[j]))
+        else:
+            index.append(coef[d])
+    return tuple(perm), tuple(index)
+
+
+def apply_recipe(x, recipe, sv):
+    if recipe is None:
+        return x.as_strided(sv[1], sv[2], sv[0])
+    perm, index = recipe
+    if list(perm) != list(range(len(perm))):
+        x = x.permute(perm)
+    return x[tuple(slice(*ix) if isinstance(ix, tuple) else ix for ix in index)]
+
+
+def recipe_view(xv, recipe):
+    """The view (offset, sizes, strides) x.permute(perm)[index] has, by arithmetic."""
+    offset, sizes, strides = xv
+    perm, index = recipe
+    out_sizes, out_strides = [], []
+    for d, ix in zip(perm, index):
+        if isinstance(ix, tuple):
+            a, b, k = slice(*ix).indices(sizes[d])
+            offset += a * strides[d]
+            out_sizes.append(len(range(a, b, k)))
+            out_strides.append(strides[d] * k)
+        else:
+            offset += ix * strides[d]
+    return offset, tuple(out_sizes), tuple(out_strides)
+
+
+def same_view(got, want):
+    if got[0] != want[0] or got[1] != want[1]:
+        return False
+    return all(n <= 1 or a == b for n, a, b in zip(want[1], got[2], want[2]))
+
+
+# ---- a single write: its spellings ----------------------------------------------
+
+# Everything a program's code depends on besides its tensors' shapes: programs
+# are cached by it, so a dynamic-shape compile serves every case with one spec.
+Spec = collections.namedtuple("Spec", "mode spelling form aliased dim start end step recipe "
+                                      "in_view src_view")
+
+
+def spec_of(mode, spelling, form, aliased, dim, start, end, step, in_view, src_view):
+    """The Spec of a write: views as (offset, sizes, strides), dim as the case has
+    it (negative counts from the end), src on x's storage when aliased. Form ''
+    is eager's (x and src, two views); mode is the caller's (None in a script)."""
+    recipe = None
+    if aliased and form == "x-input":
+        recipe = derive(in_view, src_view)
+        if recipe is not None and not same_view(recipe_view(in_view, recipe), src_view):
+            recipe = None
+    storage = form == "storage-input"
+    # With a separate src, x-input and two-inputs pass the same two tensors:
+    # one program (and one compile) serves both.
+    shared_form = "x-input" if form == "two-inputs" and not aliased else form
+    return Spec(mode, spelling, shared_form, aliased, dim + len(in_view[1]) if dim < 0 else dim, start, end,
+                step, recipe, in_view if storage else None,
+                src_view if storage or (aliased and form == "x-input" and recipe is None) else None)
+
+
+def slice_bounds(size, start, end):
+    """PyTorch's normalization of start/end along the written dim."""
+    start = 0 if start is None else start
+    end = size if end is None else end
+    start = start + size if start < 0 else start
+    end = end + size if end < 0 else end
+    start, end = min(max(start, 0), size), min(max(end, 0), size)
+    return start, max(end, start)
+
+
+def spell(torch, p, x, src):
+    """The user's one line, in place on x; returns the tensor to copy into x
+    afterwards (scatter-return), else None."""
+    s = p.spelling
+    index = (slice(None),) * p.dim + (slice(p.start, p.end, p.step),)
+    if s == "setitem":
+        x[index] = src
+    elif s == "setitem-clone":
+        x[index] = src.clone()
+    elif s == "copy":
+        x[index].copy_(src)
+    elif s == "scatter-copy":
+        x.copy_(torch.slice_scatter(x, src, p.dim, p.start, p.end, p.step))
+    elif s == "scatter-return":
+        y = torch.slice_scatter(x, src, p.dim, p.start, p.end, p.step)
+        x.zero_()
+        return y
+    elif s == "clone-scatter":
+        x.copy_(torch.slice_scatter(x.clone(), src, p.dim, p.start, p.end, p.step))
+    elif s == "index-put":
+        start, end = slice_bounds(x.shape[p.dim], p.start, p.end)
+        lead = p.dim + 1
+        index = []
+        for d in range(lead):
+            idx = (torch.arange(start, end, p.step, device=x.device) if d == p.dim
+                   else torch.arange(x.shape[d], device=x.device))
+            shape = [1] * lead
+            shape[d] = -1
+            index.append(idx.view(shape))
+        x.index_put_(tuple(index), src)
+    else:
+        raise ValueError("unknown spelling %r" % s)
+    return None
+
+
+def make_program(torch, p):
+    """The function a target runs. Its inputs depend on the form: x-input (x,
+    and src unless derived from x inside), storage-input (the storages; both
+    views built inside), two-inputs (x and src)."""
+    def finish(x, src):
+        y = spell(torch, p, x, src)
+        return (x, y) if y is not None else (x,)
+
+    if p.form == "storage-input":
+        def program(st, sst):
+            x = st.as_strided(p.in_view[1], p.in_view[2], p.in_view[0])
+            base = st if sst is None else sst
+            return finish(x, base.as_strided(p.src_view[1], p.src_view[2], p.src_view[0]))
+    elif p.form == "x-input" and p.aliased:
+        def program(x):
+            return finish(x, apply_recipe(x, p.recipe, p.src_view))
+    else:
+        def program(x, src):
+            return finish(x, src)
+    return program
+
+
+def inputs_for(p, st, sst, in_view, src_view):
+    """The arguments make_program(torch, p) takes, from the storages (sst None:
+    src on x's storage) and the case's views."""
+    if p.form == "storage-input":
+        return (st, sst)
+    x = st.as_strided(in_view[1], in_view[2], in_view[0])
+    if p.form == "x-input" and p.aliased:
+        return (x,)
+    return (x, (st if sst is None else sst).as_strided(src_view[1], src_view[2], src_view[0]))
 
 
 def refusals_c():

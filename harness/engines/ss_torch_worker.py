@@ -25,11 +25,12 @@ functionalization, no code generation); dynamo-eager-DEVICE with backend
 "eager" (dynamo alone). The last two also have -dynamic- forms, which the
 harness uses only to place a compile-dynamic finding's stage.
 
-The same worker runs Python kernels (--py-kernel, docs/plugins.md): a RUN
-naming a module path (from ssfuzz's command line) and a kernel calls
-fn(x, src, dim, start, end, step) on the case's views, the storages sent and
-returned with their guard bands; the harness starts the CPU one with
-TRITON_INTERPRET=1, so Triton kernels run through Triton's interpreter.
+The same process serves the Python-kernel engine (--py-kernel, docs/plugins.md):
+its RUNs and PROBEs go to harness/engines/ss_pykernel_worker.py, which the
+worker loads as a module (PYKERNEL). The harness runs the worker as
+`python WORKER SHARED MODES_JSON PYKERNEL`: this file, ss_torch_program.py
+(SHARED), the mode table, ss_pykernel_worker.py; each is built into ssfuzz
+and staged in a memfd, so no file on disk is needed.
 
 Anything torch prints goes to stderr (SSFUZZ_TORCH_LOG, else /dev/null): the
 real stdout is kept for frames only.
@@ -269,186 +270,17 @@ def storage_tensor(buf, offset, nbytes, dtype):
     return torch.frombuffer(buf, dtype=torch.uint8, count=nbytes, offset=offset).view(dtype)
 
 
-# ---- deriving src from x by indexing (the x-input form) ---------------------
-
-def derive(xv, sv):
-    """An indexing recipe (perm, index) with x.permute(perm)[index] == src as a
-    view (same storage offset, sizes, and strides wherever the size is > 1), or
-    None. Greedy on strides, then verified exactly."""
-    xo, xs, xt = xv
-    so, ss, st = sv
-    if any(n == 0 for n in xs) or any(n == 0 for n in ss) or len(ss) > len(xs):
-        return None
-    used, perm, steps = set(), [], []
-    for size, stride in zip(ss, st):
-        pick = None
-        for d in range(len(xs)):
-            if d in used or xt[d] == 0:
-                continue
-            if size == 1 or (stride % xt[d] == 0 and stride >= xt[d]):
-                if pick is None or (size > 1 and xt[d] > xt[pick]):
-                    pick = d
-        if pick is None:
-            return None
-        used.add(pick)
-        perm.append(pick)
-        steps.append(max(stride // xt[pick], 1) if size > 1 else 1)
-    rest = [d for d in range(len(xs)) if d not in used]
-    perm += rest
-    coef = {}
-    rem = so - xo
-    for d in sorted(range(len(xs)), key=lambda d: -xt[d]):
-        if xt[d] == 0:
-            coef[d] = 0
-            continue
-        j = perm.index(d)
-        span = (ss[j] - 1) * steps[j] if j < len(ss) else 0
-        k = min(max(rem // xt[d], 0), xs[d] - 1 - span)
-        coef[d] = k
-        rem -= k * xt[d]
-    if rem != 0:
-        return None
-    index = []   # (start, stop, step) for a slice, an int for an index: hashable
-    for j, d in enumerate(perm):
-        if j < len(ss):
-            index.append((coef[d], coef[d] + (ss[j] - 1) * steps[j] + 1, steps[j]))
-        else:
-            index.append(coef[d])
-    return tuple(perm), tuple(index)
-
-
-def apply_recipe(x, recipe, sv):
-    if recipe is None:
-        return x.as_strided(sv[1], sv[2], sv[0])
-    perm, index = recipe
-    if list(perm) != list(range(len(perm))):
-        x = x.permute(perm)
-    return x[tuple(slice(*ix) if isinstance(ix, tuple) else ix for ix in index)]
-
-
-def recipe_view(xv, recipe):
-    """The view (offset, sizes, strides) x.permute(perm)[index] has, by arithmetic."""
-    offset, sizes, strides = xv
-    perm, index = recipe
-    out_sizes, out_strides = [], []
-    for d, ix in zip(perm, index):
-        if isinstance(ix, tuple):
-            a, b, k = slice(*ix).indices(sizes[d])
-            offset += a * strides[d]
-            out_sizes.append(len(range(a, b, k)))
-            out_strides.append(strides[d] * k)
-        else:
-            offset += ix * strides[d]
-    return offset, tuple(out_sizes), tuple(out_strides)
-
-
-def same_view(got, want):
-    if got[0] != want[0] or got[1] != want[1]:
-        return False
-    return all(n <= 1 or a == b for n, a, b in zip(want[1], got[2], want[2]))
-
-
-# ---- the spellings ------------------------------------------------------------
-
-# Everything a program's code depends on besides its tensors' shapes: programs
-# are cached by it, so a dynamic-shape compile serves every case with one spec.
-Spec = collections.namedtuple("Spec", "mode spelling form aliased dim start end step recipe "
-                                      "in_view src_view")
-
+# ---- a single write: the spellings of ss_torch_program.py (SHARED) ---------------
 
 def spec_of(c):
-    recipe = None
-    if c.aliased and c.form == "x-input":
-        recipe = derive(c.input, c.src)
-        if recipe is not None and not same_view(recipe_view(c.input, recipe), c.src):
-            recipe = None
-    storage = c.form == "storage-input"
-    # With a separate src, x-input and two-inputs pass the same two tensors:
-    # one program (and one compile) serves both.
-    form = "x-input" if c.form == "two-inputs" and not c.aliased else c.form
-    return Spec(c.mode, c.spelling, form, c.aliased, c.dim, c.start, c.end, c.step, recipe,
-                c.input if storage else None,
-                c.src if storage or (c.aliased and c.form == "x-input" and recipe is None) else None)
-
-
-def slice_bounds(size, start, end):
-    """PyTorch's normalization of start/end along the written dim."""
-    start = 0 if start is None else start
-    end = size if end is None else end
-    start = start + size if start < 0 else start
-    end = end + size if end < 0 else end
-    start, end = min(max(start, 0), size), min(max(end, 0), size)
-    return start, max(end, start)
-
-
-def spell(p, x, src):
-    """The user's one line, in place on x; returns the tensor to copy into x
-    afterwards (scatter-return), else None."""
-    s = p.spelling
-    index = (slice(None),) * p.dim + (slice(p.start, p.end, p.step),)
-    if s == "setitem":
-        x[index] = src
-    elif s == "setitem-clone":
-        x[index] = src.clone()
-    elif s == "copy":
-        x[index].copy_(src)
-    elif s == "scatter-copy":
-        x.copy_(torch.slice_scatter(x, src, p.dim, p.start, p.end, p.step))
-    elif s == "scatter-return":
-        y = torch.slice_scatter(x, src, p.dim, p.start, p.end, p.step)
-        x.zero_()
-        return y
-    elif s == "clone-scatter":
-        x.copy_(torch.slice_scatter(x.clone(), src, p.dim, p.start, p.end, p.step))
-    elif s == "index-put":
-        start, end = slice_bounds(x.shape[p.dim], p.start, p.end)
-        lead = p.dim + 1
-        index = []
-        for d in range(lead):
-            idx = (torch.arange(start, end, p.step, device=x.device) if d == p.dim
-                   else torch.arange(x.shape[d], device=x.device))
-            shape = [1] * lead
-            shape[d] = -1
-            index.append(idx.view(shape))
-        x.index_put_(tuple(index), src)
-    else:
-        raise ValueError("unknown spelling %r" % s)
-    return None
-
-
-def make_program(p):
-    """The function a target runs. Its inputs depend on the form: x-input (x,
-    and src unless derived from x inside), storage-input (the storages; both
-    views built inside), two-inputs (x and src)."""
-    def finish(x, src):
-        y = spell(p, x, src)
-        return (x, y) if y is not None else (x,)
-
-    if p.form == "storage-input":
-        def program(st, sst):
-            x = st.as_strided(p.in_view[1], p.in_view[2], p.in_view[0])
-            base = st if sst is None else sst
-            return finish(x, base.as_strided(p.src_view[1], p.src_view[2], p.src_view[0]))
-    elif p.form == "x-input" and p.aliased:
-        def program(x):
-            return finish(x, apply_recipe(x, p.recipe, p.src_view))
-    else:
-        def program(x, src):
-            return finish(x, src)
-    return program
-
-
-def inputs_for(c, p, st, sst):
-    if p.form == "storage-input":
-        return (st, sst)
-    x = st.as_strided(c.input[1], c.input[2], c.input[0])
-    if p.form == "x-input" and p.aliased:
-        return (x,)
-    return (x, (st if sst is None else sst).as_strided(c.src[1], c.src[2], c.src[0]))
+    """Everything the case's program depends on besides its tensors' shapes
+    (SHARED.spec_of): programs are cached by it, so a dynamic-shape compile
+    serves every case with one spec."""
+    return SHARED.spec_of(c.mode, c.spelling, c.form, c.aliased, c.dim, c.start, c.end, c.step, c.input, c.src)
 
 
 def execute(c, p, fn, st, sst):
-    out = fn(*inputs_for(c, p, st, sst))
+    out = fn(*SHARED.inputs_for(p, st, sst, c.input, c.src))
     if len(out) == 2:                    # scatter-return: y written back outside
         st.as_strided(c.input[1], c.input[2], c.input[0]).copy_(out[1])
 
@@ -478,8 +310,8 @@ class Compiled:
         fn = self.programs.get(p)
         if fn is None:
             backend, dynamic = backend_of(p.mode)
-            fn = self.programs[p] = torch.compile(make_program(p), backend=backend, dynamic=dynamic,
-                                                   fullgraph=True)
+            fn = self.programs[p] = torch.compile(SHARED.make_program(torch, p), backend=backend,
+                                                   dynamic=dynamic, fullgraph=True)
         return fn, new
 
 
@@ -564,19 +396,20 @@ class Faults:
 FAULTS = None
 SHARED = None       # ss_torch_program.py, given by the harness as argv[1]
 MODES = {}          # mode name -> [backend, dynamic] or None (eager): the harness's table, argv[2]
+PYKERNEL = None     # ss_pykernel_worker.py, the Python-kernel engine's part, argv[3]
 
 
 def is_refusal(exc):
     return SHARED.is_refusal(exc)
 
 
-def load_shared(path):
-    """The module the harness passes (built into it, like this script) as a
-    module of its own; nothing is imported from a path a case file names."""
+def load_module(path, name):
+    """A module the harness passes (built into it, like this script) as a
+    module of its own, `name`; nothing is imported from a path a case file names."""
     import types
-    module = types.ModuleType("ss_torch_program")
+    module = types.ModuleType(name)
     with open(path) as f:
-        code = compile(f.read(), "ss_torch_program.py", "exec")
+        code = compile(f.read(), name + ".py", "exec")
     exec(code, module.__dict__)
     sys.modules[module.__name__] = module
     return module
@@ -590,7 +423,7 @@ def run_case(buf, progress):
         return ST_UNSUPPORTED, "torch %s has no dtype %s" % (torch.__version__, c.dtype_name), None
     device = "cuda" if c.mode.endswith("cuda") else "cpu"
     if c.kernel is not None:
-        return run_kernel_case(c, buf, dtype, device, progress)
+        return PYKERNEL.run_kernel_case(c, buf, dtype, device, progress)
     if c.program is not None:
         return run_program_case(c, buf, dtype, device, progress)
     compiled = backend_of(c.mode) is not None
@@ -600,7 +433,7 @@ def run_case(buf, progress):
         # Everything that touches the device is inside: a CUDA error may surface
         # in .to() or synchronize() as well as in the program.
         st, sst = storages(c, buf, c.data_at, dtype, device)
-        fn, new = COMPILED.get(c, p) if compiled else (make_program(p), False)
+        fn, new = COMPILED.get(c, p) if compiled else (SHARED.make_program(torch, p), False)
         if new:
             progress(1)
         try:
@@ -614,7 +447,7 @@ def run_case(buf, progress):
         copy_back(c, buf, dtype, device, st, sst)
     except Exception as exc:
         return judged(c, buf, initial, exc, dtype, device, compiled,
-                      lambda st, sst: execute(c, p, make_program(p), st, sst))
+                      lambda st, sst: execute(c, p, SHARED.make_program(torch, p), st, sst))
     return ST_OK, "", memoryview(buf)[c.data_at:]
 
 
@@ -787,7 +620,7 @@ def statement_part(c, buf, dtype, device):
             st.as_strided(c.input[1], c.input[2], c.input[0]).copy_(out[1])
         copy_back(c, buf, dtype, device, st, sst)
         return ST_OK, "", memoryview(buf)[c.data_at:]
-    return Part(make_program(p), inputs_for(c, p, st, sst), finish)
+    return Part(SHARED.make_program(torch, p), SHARED.inputs_for(p, st, sst, c.input, c.src), finish)
 
 
 def program_part(c, buf, dtype, device):
@@ -917,129 +750,8 @@ def run_batch(payloads, progress):
     return results
 
 
-# ---- Python kernels (--py-kernel) ----------------------------------------------
-
-KERNEL_MODULES = {}     # path -> (SSFUZZ_KERNELS, "") or (None, why it did not load)
-
-
-def kernel_module(path):
-    """The SSFUZZ_KERNELS dict of the module at `path`, imported once per
-    worker. The path comes from ssfuzz's command line (--py-kernel), never
-    from a case file. Its directory is appended to sys.path, so the module's
-    own helpers import; nothing there shadows torch or the standard library."""
-    if path in KERNEL_MODULES:
-        return KERNEL_MODULES[path]
-    import importlib.util
-    stem = re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0])
-    name = "ssfuzz_kernel_%d_%s" % (len(KERNEL_MODULES), stem)
-    try:
-        folder = os.path.dirname(path)
-        if folder not in sys.path:
-            sys.path.append(folder)
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-        kernels = getattr(module, "SSFUZZ_KERNELS", None)
-        if not isinstance(kernels, dict):
-            raise TypeError("the module defines no dict SSFUZZ_KERNELS")
-        result = (kernels, "")
-    except BaseException as exc:          # SystemExit too: a module must not end the worker
-        result = (None, "cannot import %s: %s" % (path, first_line(exc)))
-    KERNEL_MODULES[path] = result
-    return result
-
-
-def kernel_fn(path, kernel):
-    """(the kernel function, "") or (None, why not)."""
-    kernels, why = kernel_module(path)
-    if kernels is None:
-        return None, why
-    fn = kernels.get(kernel)
-    if not callable(fn):
-        return None, "%s: SSFUZZ_KERNELS has no function %r (it has %s)" % (
-            path, kernel, ", ".join(sorted(map(repr, kernels))) or "none")
-    return fn, ""
-
-
-def kernel_probe(payload):
-    """PROBE "pykernel\0PATH\0KERNEL\0DEVICE": "ok" (and Triton's version when
-    the module imported it) when the kernel can run, else why not."""
-    words = bytes(payload).decode("utf-8", "surrogateescape").split("\0")
-    if len(words) != 4:
-        return "worker: a kernel PROBE has %d words, not 4" % len(words)
-    _, path, kernel, device = words
-    fn, why = kernel_fn(path, kernel)
-    if fn is None:
-        return why
-    missing = cuda_missing() if device == "cuda" else ""
-    if missing:
-        return missing
-    triton = sys.modules.get("triton")
-    version = getattr(triton, "__version__", "") if triton else ""
-    interpreted = os.environ.get("TRITON_INTERPRET") == "1"
-    return "ok" + (" triton=%s%s" % (version, " (interpreter)" if interpreted else "") if version else "")
-
-
-def kernel_raised(exc, path):
-    """What the kernel raised, with the deepest line of its own module."""
-    where = ""
-    for frame in traceback.extract_tb(exc.__traceback__):
-        if frame.filename == path:
-            where = " (%s:%d in %s)" % (os.path.basename(path), frame.lineno, frame.name)
-    return "kernel raised %s%s" % (first_line(exc), where)
-
-
-KERNEL_SIGNATURES = set()
-
-
-def run_kernel_case(c, buf, dtype, device, progress):
-    """A Python kernel's case: fn(x, src, dim, start, end, step) in place on
-    views of the storages, with dim, start and end as slice_scatter takes
-    them (dim may be negative, start/end None). On the CPU the storages are
-    the frame's own bytes, between their guard bands; on CUDA each is a slice
-    of one device buffer holding the bands too. Every byte comes back. On
-    CUDA a new (kernel, dtype, ranks) likely JIT-compiles: said as PROGRESS."""
-    fn, why = kernel_fn(c.kernel_path, c.kernel)
-    if fn is None:
-        return ST_UNSUPPORTED, why, None
-    g, at = c.guard, c.data_at
-    sat = at + c.in_bytes + 2 * g
-    initial = bytes(buf[at:])
-    try:
-        if device == "cpu":
-            st = storage_tensor(buf, at + g, c.in_bytes, dtype)
-            sst = None if c.aliased else storage_tensor(buf, sat + g, c.src_bytes, dtype)
-        else:
-            whole = torch.frombuffer(buf, dtype=torch.uint8, count=len(buf) - at, offset=at)
-            dev = whole.to(device)
-            st = dev[g:g + c.in_bytes].view(dtype)
-            sst = None if c.aliased else dev[sat - at + g:sat - at + g + c.src_bytes].view(dtype)
-        x = st.as_strided(c.input[1], c.input[2], c.input[0])
-        src = (st if sst is None else sst).as_strided(c.src[1], c.src[2], c.src[0])
-        sig = (c.kernel_path, c.kernel, c.dtype_name, len(c.input[1]), len(c.src[1]), c.aliased)
-        new = device != "cpu" and sig not in KERNEL_SIGNATURES
-        KERNEL_SIGNATURES.add(sig)
-        if new:
-            progress(1)
-        try:
-            FAULTS.raise_in(c, False)
-            fn(x, src, c.raw_dim, c.start, c.end, c.step)
-            if device != "cpu":
-                torch.cuda.synchronize()
-        finally:
-            if new:
-                progress(0)
-        if device != "cpu":
-            whole.copy_(dev)
-    except Exception as exc:
-        buf[at:] = initial
-        return ST_RAISED | (ST_REPLACE if device != "cpu" else 0), kernel_raised(exc, c.kernel_path), None
-    return ST_OK, "", memoryview(buf)[at:]
-
-
 def main():
-    global torch, IN_FD, OUT_FD, FAULTS, SHARED
+    global torch, IN_FD, OUT_FD, FAULTS, SHARED, PYKERNEL
     IN_FD, OUT_FD = os.dup(0), os.dup(1)
     null = os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 0)
@@ -1053,12 +765,14 @@ def main():
         send(T_ERROR, b"worker: expected HELLO first, got frame type %d" % kind)
         return 2
     try:
-        SHARED = load_shared(sys.argv[1])
+        SHARED = load_module(sys.argv[1], "ss_torch_program")
         table = json.loads(sys.argv[2])
         MODES.update(table["modes"])
         SHARED.STAGES = tuple(tuple(stage) for stage in table["stages"])
+        PYKERNEL = load_module(sys.argv[3], "ss_pykernel_worker")
+        PYKERNEL.worker = sys.modules[__name__]
     except Exception as exc:
-        send(T_ERROR, ("worker: cannot load its shared module: %s" % first_line(exc)).encode())
+        send(T_ERROR, ("worker: cannot load its modules: %s" % first_line(exc)).encode())
         return 2
     try:
         import torch as torch_module
@@ -1083,7 +797,7 @@ def main():
         kind, payload = read_frame()
         if kind == T_PROBE and bytes(payload[:9]) == b"pykernel\0":
             progress(1)                  # importing the module may compile: a longer limit
-            why = kernel_probe(payload)
+            why = PYKERNEL.kernel_probe(payload)
             progress(0)
             send(T_ACK, why.encode("utf-8", "replace")[:2000])
             continue

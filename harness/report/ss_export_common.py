@@ -13,7 +13,11 @@ TAG = 'ssfuzz-export'
 
 def load_shared():
     # harness/engines/ss_torch_program.py (SHARED_SOURCE), the module the torch worker loads
-    # too: one list of PyTorch's overlap refusals, one way to describe returned values
+    # too: one list of PyTorch's overlap refusals, one way to describe returned values, one write's
+    # spellings; its lines go to linecache, so a traceback through it shows them
+    import linecache
+    linecache.cache['ss_torch_program.py'] = (len(SHARED_SOURCE), None, SHARED_SOURCE.splitlines(True),
+                                              'ss_torch_program.py')
     module = types.ModuleType('ss_torch_program')
     exec(compile(SHARED_SOURCE, 'ss_torch_program.py', 'exec'), module.__dict__)
     module.STAGES = STAGES

@@ -30,171 +30,18 @@ def expected():
 
 
 # ---- the torch engine's forms: spec_of, make_program and inputs_for of
-# harness/engines/ss_torch_worker.py, mirrored (views as (offset, sizes, strides))
+# harness/engines/ss_torch_program.py (SHARED), as the torch worker runs them
 
 def view_tuple(v):
     return v['storage_offset'], tuple(v['size']), tuple(v['stride'])
 
 
 IN_VIEW, SRC_VIEW_T = view_tuple(INPUT_VIEW), view_tuple(SRC_VIEW)
-Spec = collections.namedtuple('Spec', 'spelling form aliased dim start end step recipe in_view src_view')
 
 
-def derive(xv, sv):
-    xo, xs, xt = xv
-    so, ss, st = sv
-    if any(n == 0 for n in xs) or any(n == 0 for n in ss) or len(ss) > len(xs):
-        return None
-    used, perm, steps = set(), [], []
-    for size, stride in zip(ss, st):
-        pick = None
-        for d in range(len(xs)):
-            if d in used or xt[d] == 0:
-                continue
-            if size == 1 or (stride % xt[d] == 0 and stride >= xt[d]):
-                if pick is None or (size > 1 and xt[d] > xt[pick]):
-                    pick = d
-        if pick is None:
-            return None
-        used.add(pick)
-        perm.append(pick)
-        steps.append(max(stride // xt[pick], 1) if size > 1 else 1)
-    rest = [d for d in range(len(xs)) if d not in used]
-    perm += rest
-    coef = {}
-    rem = so - xo
-    for d in sorted(range(len(xs)), key=lambda d: -xt[d]):
-        if xt[d] == 0:
-            coef[d] = 0
-            continue
-        j = perm.index(d)
-        span = (ss[j] - 1) * steps[j] if j < len(ss) else 0
-        k = min(max(rem // xt[d], 0), xs[d] - 1 - span)
-        coef[d] = k
-        rem -= k * xt[d]
-    if rem != 0:
-        return None
-    index = []   # (start, stop, step) for a slice, an int for an index: hashable
-    for j, d in enumerate(perm):
-        if j < len(ss):
-            index.append((coef[d], coef[d] + (ss[j] - 1) * steps[j] + 1, steps[j]))
-        else:
-            index.append(coef[d])
-    return tuple(perm), tuple(index)
-
-
-def apply_recipe(x, recipe, sv):
-    if recipe is None:
-        return x.as_strided(sv[1], sv[2], sv[0])
-    perm, index = recipe
-    if list(perm) != list(range(len(perm))):
-        x = x.permute(perm)
-    return x[tuple(slice(*ix) if isinstance(ix, tuple) else ix for ix in index)]
-
-
-def recipe_view(xv, recipe):
-    offset, sizes, strides = xv
-    perm, index = recipe
-    out_sizes, out_strides = [], []
-    for d, ix in zip(perm, index):
-        if isinstance(ix, tuple):
-            a, b, k = slice(*ix).indices(sizes[d])
-            offset += a * strides[d]
-            out_sizes.append(len(range(a, b, k)))
-            out_strides.append(strides[d] * k)
-        else:
-            offset += ix * strides[d]
-    return offset, tuple(out_sizes), tuple(out_strides)
-
-
-def same_view(got, want):
-    if got[0] != want[0] or got[1] != want[1]:
-        return False
-    return all(n <= 1 or a == b for n, a, b in zip(want[1], got[2], want[2]))
-
-
-def spec_of(form, spelling):
+def write_spec(form, spelling):
     # form '' is eager's: x and src, two views (eager targets have no forms)
-    recipe = None
-    if SRC_ALIASED and form == 'x-input':
-        recipe = derive(IN_VIEW, SRC_VIEW_T)
-        if recipe is not None and not same_view(recipe_view(IN_VIEW, recipe), SRC_VIEW_T):
-            recipe = None
-    storage = form == 'storage-input'
-    form = 'x-input' if form == 'two-inputs' and not SRC_ALIASED else form
-    dim = DIM + len(IN_VIEW[1]) if DIM < 0 else DIM
-    return Spec(spelling, form, SRC_ALIASED, dim, START, END, STEP, recipe, IN_VIEW if storage else None,
-                SRC_VIEW_T if storage or (SRC_ALIASED and form == 'x-input' and recipe is None) else None)
-
-
-def slice_bounds(size, start, end):
-    start = 0 if start is None else start
-    end = size if end is None else end
-    start = start + size if start < 0 else start
-    end = end + size if end < 0 else end
-    start, end = min(max(start, 0), size), min(max(end, 0), size)
-    return start, max(end, start)
-
-
-def spell(p, x, src):
-    s = p.spelling
-    index = (slice(None),) * p.dim + (slice(p.start, p.end, p.step),)
-    if s == "setitem":
-        x[index] = src
-    elif s == "setitem-clone":
-        x[index] = src.clone()
-    elif s == "copy":
-        x[index].copy_(src)
-    elif s == "scatter-copy":
-        x.copy_(torch.slice_scatter(x, src, p.dim, p.start, p.end, p.step))
-    elif s == "scatter-return":
-        y = torch.slice_scatter(x, src, p.dim, p.start, p.end, p.step)
-        x.zero_()
-        return y
-    elif s == "clone-scatter":
-        x.copy_(torch.slice_scatter(x.clone(), src, p.dim, p.start, p.end, p.step))
-    elif s == "index-put":
-        start, end = slice_bounds(x.shape[p.dim], p.start, p.end)
-        lead = p.dim + 1
-        index = []
-        for d in range(lead):
-            idx = (torch.arange(start, end, p.step, device=x.device) if d == p.dim
-                   else torch.arange(x.shape[d], device=x.device))
-            shape = [1] * lead
-            shape[d] = -1
-            index.append(idx.view(shape))
-        x.index_put_(tuple(index), src)
-    else:
-        raise ValueError("unknown spelling %r" % s)
-    return None
-
-
-def make_program(p):
-    def finish(x, src):
-        y = spell(p, x, src)
-        return (x, y) if y is not None else (x,)
-
-    if p.form == "storage-input":
-        def program(st, sst):
-            x = st.as_strided(p.in_view[1], p.in_view[2], p.in_view[0])
-            base = st if sst is None else sst
-            return finish(x, base.as_strided(p.src_view[1], p.src_view[2], p.src_view[0]))
-    elif p.form == "x-input" and p.aliased:
-        def program(x):
-            return finish(x, apply_recipe(x, p.recipe, p.src_view))
-    else:
-        def program(x, src):
-            return finish(x, src)
-    return program
-
-
-def inputs_for(p, st, sst):
-    if p.form == 'storage-input':
-        return (st, sst)
-    x = st.as_strided(IN_VIEW[1], IN_VIEW[2], IN_VIEW[0])
-    if p.form == 'x-input' and p.aliased:
-        return (x,)
-    return (x, (st if sst is None else sst).as_strided(SRC_VIEW_T[1], SRC_VIEW_T[2], SRC_VIEW_T[0]))
+    return SHARED.spec_of(None, spelling, form, SRC_ALIASED, DIM, START, END, STEP, IN_VIEW, SRC_VIEW_T)
 
 
 # ---- one run: a form, a spelling and how it is compiled
@@ -216,12 +63,15 @@ def program_for(form, spelling):
             elif spelling == 'scatter-return':
                 finish_scatter_return(a[0], a[1], out)
         return (TWO_INPUT_SPELLINGS if two else SPELLINGS)[spelling], args, finish
-    p = spec_of(form, spelling)
+    p = write_spec(form, spelling)
+
+    def inputs(st, sst):
+        return SHARED.inputs_for(p, st, sst, IN_VIEW, SRC_VIEW_T)
 
     def finish(st, a, out):
         if len(out) == 2:  # scatter-return: y written back outside
             st.as_strided(IN_VIEW[1], IN_VIEW[2], IN_VIEW[0]).copy_(out[1])
-    return make_program(p), lambda st, sst: inputs_for(p, st, sst), finish
+    return SHARED.make_program(torch, p), inputs, finish
 
 
 def dense(shape, like, dtype, device, start):
@@ -267,7 +117,7 @@ def other_size(form, spelling, device):
         return grown, 'storages twice as long (%d elements)' % grown[0].numel()
     x, src = case_args[0], (case_args[1] if len(case_args) > 1 else None)
     # src of the two-input user form is the written slice, as in the engine's two-inputs
-    p = None if form == 'user' else spec_of('two-inputs' if form in USER_FORMS else form, spelling)
+    p = None if form == 'user' else write_spec('two-inputs' if form in USER_FORMS else form, spelling)
     tried = 0
     for shape in other_shapes(list(x.shape)):
         tried += 1
