@@ -193,6 +193,8 @@ def stage_of(torch, fn, x_fn, expected_ok, dynamic=None):
     right. An uncompiled run that raises (PyTorch's overlap refusal) leaves
     the decision to the backends. checks lists (backend, ok, first line of
     its error or None) for the runs made, "none" for the uncompiled one."""
+    if not STAGES:                    # a loader that forgot would place no stage, silently
+        raise RuntimeError("ss_torch_program.STAGES is not set: its loader sets it from the mode table")
     inputs = tuple(x_fn())
     try:
         returned = run(torch, fn, inputs[0], inputs[1])

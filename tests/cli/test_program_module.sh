@@ -8,7 +8,8 @@ set -u
 n=0
 for py in /usr/bin/python3 python3 build/torch-*/bin/python; do
     command -v "$py" >/dev/null 2>&1 || continue
-    real=$(command -v "$py"); real=$(readlink -f "$real")
+    # one run per environment: venvs may share one interpreter binary, so its sys.prefix tells them apart
+    real=$("$py" -c 'import sys; print(sys.prefix)' 2>/dev/null) || continue
     case " ${seen:-} " in *" $real "*) continue ;; esac
     seen="${seen:-} $real"
     if ! version=$("$py" -c 'import torch; print(torch.__version__)' 2>/dev/null); then

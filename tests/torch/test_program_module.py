@@ -13,6 +13,11 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
                                 "harness", "engines"))
 import ss_torch_program as sp  # noqa: E402
 
+# What its loaders do (the worker from its argv, exported scripts from the constants ssfuzz
+# writes): the compiled stages in their order, as harness/engines/ss_torch_modes.h has them
+# (tests/test_torch_modes.c holds the worker's copy of the table to this same order).
+sp.STAGES = (("eager", "dynamo"), ("aot_eager", "aot"), ("inductor", "inductor"))
+
 try:
     import torch
 except ImportError:
