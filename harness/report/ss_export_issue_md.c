@@ -59,7 +59,8 @@ typedef struct issue_pick {
 /* The call a title names for a run under a backend that stops before inductor
  * (torch's default dynamic, as a user writes it); NULL: another kind. */
 static const char *backend_call(const char *kind) {
-    if (strncmp(kind, "aot-eager", 9) && strncmp(kind, "dynamo-eager", 12)) return NULL;
+    const ss_torch_mode *m = ss_torch_mode_of_kind(kind, 0);
+    if (!m || (m->backend != SS_TB_EAGER && m->backend != SS_TB_AOT_EAGER)) return NULL;
     const char *d = ss_issue_decorator(kind, 0);
     return d ? d + 1 : NULL;   /* without the '@' */
 }
@@ -256,7 +257,8 @@ static int repro(FILE *f, const ss_issue *iss, const issue_pick *p, const uint8_
 
 const char *ss_issue_kind_at(size_t i) {
     const ss_torch_mode *m = ss_torch_mode_in_stage_order(i, 0);
-    return m ? m->kind : ss_torch_mode_in_stage_order(i - 1, 0) ? "automatic" : NULL;
+    if (m) return m->kind;
+    return i > 0 && ss_torch_mode_in_stage_order(i - 1, 0) ? "automatic" : NULL;   /* just past the modes */
 }
 
 /* The decorators of each kind (ss_torch_modes.h), built once: "@torch.compile(" and the
